@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Install the Debian packages the course needs, only those missing.
+#   chromium        - headless browser for the reader-facing tests (driven by Playwright)
+#   bubblewrap      - sandbox that runs student code during grading
+set -euo pipefail
+packages=(chromium bubblewrap)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "installing Debian packages: ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
