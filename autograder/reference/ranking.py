@@ -77,7 +77,7 @@ class _CurveCounts(NamedTuple):
     ``+inf``.  Reversed, ``tps``/``fps`` are the ROC scan from ``(0, 0)``.
     """
 
-    values: np.ndarray
+    values: np.ndarray | None
     tps: np.ndarray
     fps: np.ndarray
     n_pos: int
@@ -96,7 +96,9 @@ def _validated(y_true: ArrayLike, y_score: ArrayLike) -> tuple[np.ndarray, np.nd
 _FEW_DISTINCT = 1 / 8
 
 
-def _binary_clf_curve(positive: np.ndarray, scores: np.ndarray, n_pos: int, n_neg: int) -> _CurveCounts:
+def _binary_clf_curve(
+    positive: np.ndarray, scores: np.ndarray, n_pos: int, n_neg: int, *, with_values: bool = True
+) -> _CurveCounts:
     r"""Cumulative TP and FP counts at every distinct score (the shared sort-and-scan kernel).
 
     Parameters
@@ -107,59 +109,78 @@ def _binary_clf_curve(positive: np.ndarray, scores: np.ndarray, n_pos: int, n_ne
         Validated finite scores.
     n_pos, n_neg : int
         Class sizes (both > 0).
+    with_values : bool, default True
+        Whether the distinct scores themselves are needed (curves need them as
+        thresholds; AUC and AP do not, and skipping them saves memory).
 
     Returns
     -------
     _CurveCounts
+        ``values`` is ``None`` when ``with_values`` is false.
 
     Notes
     -----
-    One value sort finds the ``m`` distinct scores and how many samples lie at or
-    above each.  The class counts then come from one of two :math:`O(n \log n)`
+    One value sort finds the ``m`` distinct scores and where each tie group
+    starts.  The class counts then come from one of two :math:`O(n \log n)`
     routes, chosen by ``m``:
 
     * few distinct scores (heavy ties): sort the smaller class and binary-search
       each distinct score in it (:math:`O(m \log n)` after the sorts);
-    * many distinct scores: one unstable ``argsort`` and a cumulative sum of the
-      labels in score order.  Unstable is fine because a tie group always enters
-      whole, so the order inside it cannot change any count.
+    * many distinct scores: one unstable ``argsort``, the positives of each tie
+      group summed in score order, then a running sum.  Unstable is fine because a
+      tie group always enters whole, so the order inside it cannot change a count.
+
+    Peak extra memory stays near four arrays of ``n`` float64 values; the curves
+    pay one more value sort for that.
     """
     n = scores.shape[0]
     ordered = np.sort(scores)
     new_group = np.empty(n, dtype=bool)
     new_group[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=new_group[1:])
-    values = ordered[new_group]  # distinct scores, ascending
+    m = int(np.count_nonzero(new_group))
+    few_distinct = m <= _FEW_DISTINCT * n
+    values = ordered[new_group] if few_distinct else None  # distinct scores, ascending
     del ordered
-    m = values.shape[0]
-    starts = np.flatnonzero(new_group)  # first sorted index of each tie group
-    del new_group
-
     tps = np.empty(m + 1, dtype=np.int64)
     tps[m] = 0
-    if m <= _FEW_DISTINCT * n:
+    if few_distinct:
         count_pos = n_pos <= n_neg
         minority = scores[positive] if count_pos else scores[~positive]
         minority.sort()
         np.subtract(minority.shape[0], np.searchsorted(minority, values, side="left"), out=tps[:m])
         del minority
+        starts = np.flatnonzero(new_group)  # first sorted index of each tie group
+        del new_group
         if not count_pos:  # tps currently holds the negatives
             np.subtract(n - starts, tps[:m], out=tps[:m])
     else:
         order = np.argsort(scores)
         in_order = positive[order]
         del order
-        below = np.cumsum(in_order, dtype=np.int64)  # positives among the first i+1 sorted samples
+        starts = np.flatnonzero(new_group)
+        del new_group
+        per_group = np.add.reduceat(in_order, starts, dtype=np.int64)  # positives in each tie group
         del in_order
+        np.cumsum(per_group, out=per_group)  # in place: positives in this group or below
         tps[0] = n_pos
-        starts[1:] -= 1
-        np.subtract(n_pos, below[starts[1:]], out=tps[1:m])
-        starts[1:] += 1
-        del below
+        np.subtract(n_pos, per_group[:-1], out=tps[1:m])  # positives at or above each group
+        del per_group
     fps = np.empty(m + 1, dtype=np.int64)
     fps[m] = 0
     np.subtract(n, starts, out=fps[:m])  # samples at or above each threshold ...
     fps[:m] -= tps[:m]  # ... minus the positives among them
+    del starts
+    if not with_values:
+        values = None
+    elif values is None:
+        # Sorting again is cheaper in memory than keeping the distinct scores alive
+        # through the argsort route.
+        ordered = np.sort(scores)
+        keep = np.empty(n, dtype=bool)
+        keep[0] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+        values = ordered[keep]
     return _CurveCounts(values, tps, fps, n_pos, n_neg)
 
 
@@ -192,21 +213,27 @@ def roc_curve(y_true: ArrayLike, y_score: ArrayLike) -> RocCurve:
     ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0])
     """
     positive, scores, n_pos, n_neg = _validated(y_true, y_score)
-    c = _binary_clf_curve(positive, scores, n_pos, n_neg)
-    thresholds = np.empty(c.values.shape[0] + 1)
+    values, tps, fps, _, _ = _binary_clf_curve(positive, scores, n_pos, n_neg)
+    # Build each output and drop its source at once, so at most four long arrays coexist.
+    thresholds = np.empty(values.shape[0] + 1)
     thresholds[0] = np.inf
-    thresholds[1:] = c.values[::-1]
-    fpr = np.divide(c.fps[::-1], n_neg)
-    tpr = np.divide(c.tps[::-1], n_pos)
+    thresholds[1:] = values[::-1]
+    del values
+    fpr = np.divide(fps[::-1], n_neg)
+    del fps
+    tpr = np.divide(tps[::-1], n_pos)
     return RocCurve(thresholds, fpr, tpr)
 
 
-def _trapezoid_auc(c: _CurveCounts) -> float:
-    # Exact integer trapezoid: sum over steps of dFP * (TP_g + TP_{g+1}), divided once by 2 n+ n-.
-    d_fp = c.fps[:-1] - c.fps[1:]
-    heights = c.tps[:-1] + c.tps[1:]
-    twice_area = int(np.dot(d_fp, heights))
-    return twice_area / (2.0 * c.n_pos * c.n_neg)
+def _trapezoid_auc(tps: np.ndarray, fps: np.ndarray, n_pos: int, n_neg: int) -> float:
+    """Exact integer trapezoid over the kernel's counts, divided once by ``2 n+ n-``.
+
+    Twice the area is the sum over steps of ``dFP * (TP_g + TP_{g+1})``; splitting it
+    into two integer dot products avoids a temporary for the heights.
+    """
+    d_fp = fps[:-1] - fps[1:]
+    twice_area = int(np.dot(d_fp, tps[:-1])) + int(np.dot(d_fp, tps[1:]))
+    return twice_area / (2.0 * n_pos * n_neg)
 
 
 def roc_auc(y_true: ArrayLike, y_score: ArrayLike) -> float:
@@ -228,7 +255,8 @@ def roc_auc(y_true: ArrayLike, y_score: ArrayLike) -> float:
     0.75
     """
     positive, scores, n_pos, n_neg = _validated(y_true, y_score)
-    return _trapezoid_auc(_binary_clf_curve(positive, scores, n_pos, n_neg))
+    _, tps, fps, _, _ = _binary_clf_curve(positive, scores, n_pos, n_neg, with_values=False)
+    return _trapezoid_auc(tps, fps, n_pos, n_neg)
 
 
 def pairwise_auc(y_true: ArrayLike, y_score: ArrayLike) -> float:
@@ -269,12 +297,16 @@ def pr_curve(y_true: ArrayLike, y_score: ArrayLike) -> PrCurve:
         ``(thresholds, precision, recall)``, each of length ``m`` (distinct scores).
     """
     positive, scores, n_pos, n_neg = _validated(y_true, y_score)
-    c = _binary_clf_curve(positive, scores, n_pos, n_neg)
-    tps = c.tps[-2::-1]  # drop the +inf sentinel, highest threshold first
-    fps = c.fps[-2::-1]
-    precision = tps / (tps + fps)
-    recall = tps / n_pos
-    return PrCurve(c.values[::-1].copy(), precision, recall)
+    values, tps, fps, _, _ = _binary_clf_curve(positive, scores, n_pos, n_neg)
+    thresholds = values[::-1].copy()
+    del values
+    tps = tps[-2::-1]  # drop the +inf sentinel, highest threshold first
+    fps = fps[-2::-1]
+    fps += tps  # predicted positives at each threshold (the kernel's arrays are private)
+    precision = np.divide(tps, fps)
+    del fps
+    recall = np.divide(tps, n_pos)
+    return PrCurve(thresholds, precision, recall)
 
 
 def average_precision(y_true: ArrayLike, y_score: ArrayLike) -> float:
@@ -292,12 +324,14 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike) -> float:
     0.8333333333333333
     """
     positive, scores, n_pos, n_neg = _validated(y_true, y_score)
-    c = _binary_clf_curve(positive, scores, n_pos, n_neg)
-    tps = c.tps[:-1]
-    d_tp = tps - c.tps[1:]  # positives entering with each tie group
-    entered = d_tp > 0  # groups without a positive add nothing
-    precision = tps[entered] / (tps[entered] + c.fps[:-1][entered])
-    return float(np.sum(d_tp[entered] * precision) / n_pos)  # no BLAS call: exact, thread-free
+    _, all_tps, fps, _, _ = _binary_clf_curve(positive, scores, n_pos, n_neg, with_values=False)
+    tps = all_tps[:-1]
+    d_tp = tps - all_tps[1:]  # positives entering with each tie group
+    entered = np.flatnonzero(d_tp)  # groups without a positive add nothing
+    d_tp = d_tp[entered]
+    tps = tps[entered]
+    precision = tps / (tps + fps[entered])
+    return float(np.sum(d_tp * precision) / n_pos)  # no BLAS call: exact, thread-free
 
 
 def d_prime(auc: float) -> float:
