@@ -8,10 +8,9 @@ together, so the order inside a tie group never matters and no point that no
 threshold can produce is ever emitted.
 
 Because tie groups enter whole, the kernel may sort *values* instead of indices
-(``np.sort`` is roughly ten times faster than a stable ``np.argsort``): it
-sorts all scores once to find the distinct thresholds and how many samples lie
-at or above each, and sorts the scores of the smaller class once to count, by
-binary search, how many of that class lie at or above each threshold.
+(``np.sort`` is several times faster than ``np.argsort``): it sorts the scores of
+each class by value and then merges the two sorted runs (see
+:func:`_binary_clf_curve`).
 
 Conventions (and where they differ from scikit-learn)
 ----------------------------------------------------
@@ -92,8 +91,16 @@ def _validated(y_true: ArrayLike, y_score: ArrayLike) -> tuple[np.ndarray, np.nd
     return positive, scores, n_pos, n_neg
 
 
-# Below this share of distinct scores, counting one class by binary search beats an argsort.
+# Below this share of distinct scores, binary search per distinct score beats a merge.
 _FEW_DISTINCT = 1 / 8
+
+
+def _distinct_sorted(a: np.ndarray) -> np.ndarray:
+    """Distinct values of an ascending array (a copy)."""
+    keep = np.empty(a.shape[0], dtype=bool)
+    keep[:1] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return np.compress(keep, a)
 
 
 def _binary_clf_curve(
@@ -120,67 +127,68 @@ def _binary_clf_curve(
 
     Notes
     -----
-    One value sort finds the ``m`` distinct scores and where each tie group
-    starts.  The class counts then come from one of two :math:`O(n \log n)`
-    routes, chosen by ``m``:
+    The scores of each class are sorted by value (``np.sort``, no index sort).  Then
+    one of two :math:`O(n \log n)` routes finishes the count:
 
-    * few distinct scores (heavy ties): sort the smaller class and binary-search
-      each distinct score in it (:math:`O(m \log n)` after the sorts);
-    * many distinct scores: one unstable ``argsort``, the positives of each tie
-      group summed in score order, then a running sum.  Unstable is fine because a
-      tie group always enters whole, so the order inside it cannot change a count.
+    * few distinct scores (heavy ties): the distinct scores are the union of each
+      class's distinct scores, and one binary search per distinct score in each
+      sorted class gives the counts at or above it;
+    * many distinct scores: a stable ``argsort`` of the two sorted runs laid end
+      to end -- which Timsort performs as a single linear merge -- gives every
+      sample's class in score order; the positives of each tie group are summed
+      and accumulated from the top group down.
 
-    Peak extra memory stays near four arrays of ``n`` float64 values; the curves
-    pay one more value sort for that.
+    A tie group always enters whole, so the order inside it never changes a count.
+    Peak extra memory stays near four arrays of ``n`` float64 values.
     """
     n = scores.shape[0]
-    ordered = np.sort(scores)
+    pos = np.compress(positive, scores)  # np.compress is much faster than boolean indexing
+    pos.sort()
+    neg = np.compress(~positive, scores)
+    neg.sort()
+    pos_values = _distinct_sorted(pos)
+    neg_values = _distinct_sorted(neg)
+    if pos_values.shape[0] + neg_values.shape[0] <= _FEW_DISTINCT * n:
+        values = np.union1d(pos_values, neg_values)  # small: both are short
+        del pos_values, neg_values
+        m = values.shape[0]
+        tps = np.zeros(m + 1, dtype=np.int64)
+        fps = np.zeros(m + 1, dtype=np.int64)
+        np.subtract(n_pos, np.searchsorted(pos, values, side="left"), out=tps[:m])
+        np.subtract(n_neg, np.searchsorted(neg, values, side="left"), out=fps[:m])
+        return _CurveCounts(values if with_values else None, tps, fps, n_pos, n_neg)
+    del pos_values, neg_values
+
+    merged = np.concatenate((pos, neg))
+    del pos, neg
+    order = np.argsort(merged, kind="stable")  # a linear merge of two sorted runs
+    in_order = order < n_pos  # class of each sample in ascending score order
+    ordered = merged[order]
+    del merged, order
     new_group = np.empty(n, dtype=bool)
     new_group[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=new_group[1:])
-    m = int(np.count_nonzero(new_group))
-    few_distinct = m <= _FEW_DISTINCT * n
-    values = ordered[new_group] if few_distinct else None  # distinct scores, ascending
+    values = np.compress(new_group, ordered) if with_values else None  # distinct, ascending
     del ordered
+    starts = np.flatnonzero(new_group)  # first sorted index of each tie group
+    del new_group
+    m = starts.shape[0]
+    # Positives among the first i+1 samples in score order; int32 is exact below 2**31
+    # and its running sum is several times faster than int64.
+    below = np.cumsum(in_order, dtype=np.int32 if n < 2**31 else np.int64)
+    del in_order
     tps = np.empty(m + 1, dtype=np.int64)
+    tps[0] = n_pos
     tps[m] = 0
-    if few_distinct:
-        count_pos = n_pos <= n_neg
-        minority = scores[positive] if count_pos else scores[~positive]
-        minority.sort()
-        np.subtract(minority.shape[0], np.searchsorted(minority, values, side="left"), out=tps[:m])
-        del minority
-        starts = np.flatnonzero(new_group)  # first sorted index of each tie group
-        del new_group
-        if not count_pos:  # tps currently holds the negatives
-            np.subtract(n - starts, tps[:m], out=tps[:m])
-    else:
-        order = np.argsort(scores)
-        in_order = positive[order]
-        del order
-        starts = np.flatnonzero(new_group)
-        del new_group
-        per_group = np.add.reduceat(in_order, starts, dtype=np.int64)  # positives in each tie group
-        del in_order
-        np.cumsum(per_group, out=per_group)  # in place: positives in this group or below
-        tps[0] = n_pos
-        np.subtract(n_pos, per_group[:-1], out=tps[1:m])  # positives at or above each group
-        del per_group
+    starts[1:] -= 1  # index of the last sample below each group
+    np.subtract(n_pos, below[starts[1:]], out=tps[1:m])  # positives at or above each group
+    starts[1:] += 1
+    del below
     fps = np.empty(m + 1, dtype=np.int64)
     fps[m] = 0
     np.subtract(n, starts, out=fps[:m])  # samples at or above each threshold ...
-    fps[:m] -= tps[:m]  # ... minus the positives among them
     del starts
-    if not with_values:
-        values = None
-    elif values is None:
-        # Sorting again is cheaper in memory than keeping the distinct scores alive
-        # through the argsort route.
-        ordered = np.sort(scores)
-        keep = np.empty(n, dtype=bool)
-        keep[0] = True
-        np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
-        values = ordered[keep]
+    fps[:m] -= tps[:m]  # ... minus the positives among them
     return _CurveCounts(values, tps, fps, n_pos, n_neg)
 
 
@@ -275,8 +283,8 @@ def pairwise_auc(y_true: ArrayLike, y_score: ArrayLike) -> float:
     0.875
     """
     positive, scores, n_pos, n_neg = _validated(y_true, y_score)
-    pos = np.sort(scores[positive])
-    neg = np.sort(scores[~positive])
+    pos = np.sort(np.compress(positive, scores))
+    neg = np.sort(np.compress(~positive, scores))
     below = np.searchsorted(neg, pos, side="left")
     at_or_below = np.searchsorted(neg, pos, side="right")
     twice_wins = int(below.sum()) + int(at_or_below.sum())  # 2*(#greater) + #tied
