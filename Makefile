@@ -1,5 +1,6 @@
 # The two commands of the README:
-#   make serve   - set everything up, build the course and serve it on http://127.0.0.1:8000
+#   make serve   - set everything up, build the course and serve it on http://127.0.0.1:8000,
+#                  with the interactive demo next to it on http://127.0.0.1:8050
 #   make test    - set everything up and run the whole test suite
 PYTHON ?= python3
 VENV   := .venv
@@ -7,12 +8,20 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
+DEMO_PORT ?= 8050
 
-.PHONY: serve test setup system book book-instructor bench freeze clean
+.PHONY: serve demo test setup system book book-instructor bench freeze clean
 
+# The demo runs in the background and stops together with the book server (Ctrl-C).
 serve: book
-	@echo "课程已构建：http://$(HOST):$(PORT)/  （Ctrl-C 停止）"
+	@echo "课程已构建：http://$(HOST):$(PORT)/  交互演示：http://$(HOST):$(DEMO_PORT)/  （Ctrl-C 停止）"
+	@$(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT) & demo_pid=$$!; \
+	trap 'kill $$demo_pid 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/python -m http.server $(PORT) --bind $(HOST) --directory _build/html
+
+# The interactive demo alone (Shiny for Python).
+demo: setup
+	$(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT)
 
 test: setup
 	$(BIN)/python -m pytest
@@ -29,8 +38,15 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $(STAMP)
 
+# Public build into _build/html.  Unchanged pages come from the execution cache (_build/.jupyter_cache).
 book: setup
 	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
+
+# Instructor build (adds the {instructor-only} blocks, e.g. solutions of 综合练习 5-7) into
+# _build/instructor/_build/html; shares the execution cache with the public build.
+book-instructor: setup
+	COURSE_INSTRUCTOR=1 $(BIN)/jupyter-book build . --path-output _build/instructor --warningiserror --nitpick --keep-going
+	@echo "教师版：_build/instructor/_build/html/index.html"
 
 bench: setup
 	$(BIN)/python bench/bench_ranking.py

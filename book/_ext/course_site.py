@@ -1,0 +1,64 @@
+"""Sphinx extension: site-wide settings of the course that ``_config.yml`` cannot express.
+
+* template variable ``default_mode = "auto"`` for the pydata/book theme (it is read by the theme's
+  ``layout.html`` but is not a theme option): without it the theme logs a console error
+  ("Got invalid theme mode") on a reader's first visit.
+* the course's own jieba dictionary (``search_terms.txt``) for the Chinese search index, so that
+  terms such as 召回率 or 混淆矩阵 are indexed as whole words (the search box does not segment queries);
+* sphinx-thebe's scripts are not registered at all.  Jupyter Book always loads sphinx-thebe, even
+  with ``launch_buttons.thebe: false``; its ``env-before-read-docs`` hook adds an inline
+  ``const THEBE_JS_URL = ...`` that can be emitted twice per page (a console error: "Identifier
+  'THEBE_JS_URL' has already been declared") and points at a CDN the offline course never uses.
+* scripts and style sheets registered twice are emitted once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+
+
+def _theme_options(app: Sphinx, config: Any) -> None:
+    context = dict(config.html_context or {})
+    context.setdefault("default_mode", "auto")
+    config.html_context = context
+    search_options = dict(config.html_search_options or {})
+    search_options.setdefault("dict", str(Path(__file__).resolve().parent / "search_terms.txt"))
+    config.html_search_options = search_options
+
+
+def _dedupe_assets(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    for key in ("script_files", "css_files"):
+        files = context.get(key)
+        if not files:
+            continue
+        seen: set = set()
+        unique = []
+        for asset in files:
+            ident = (str(getattr(asset, "filename", asset)), tuple(sorted(getattr(asset, "attributes", {}).items())))
+            if ident not in seen:
+                seen.add(ident)
+                unique.append(asset)
+        files[:] = unique  # in place: later handlers keep appending to the same list
+
+
+def _drop_thebe(app: Sphinx) -> None:
+    """Unregister sphinx-thebe's script injection (the course has no kernel to launch)."""
+    try:
+        import sphinx_thebe
+    except ImportError:  # pragma: no cover - not installed: nothing to remove
+        return
+    hooks = {sphinx_thebe.init_thebe_core}
+    for listener in list(app.events.listeners.get("env-before-read-docs", [])):
+        if listener.handler in hooks:
+            app.disconnect(listener.id)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the config hook."""
+    app.connect("config-inited", _theme_options)
+    app.connect("builder-inited", _drop_thebe)
+    app.connect("html-page-context", _dedupe_assets, priority=999)  # after handlers that add page scripts
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,71 @@
+"""Fixtures of the book tests: one full build of the book per test session.
+
+The build is the Makefile's (``jupyter-book build . --warningiserror --nitpick --keep-going``) into
+``_build/html`` with the shared execution cache, so after a first build a rerun takes well under a minute.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+JUPYTER_BOOK = Path(sys.executable).parent / "jupyter-book"
+
+
+@dataclass(frozen=True)
+class BookBuild:
+    returncode: int
+    log: str
+    seconds: float
+    html: Path
+
+
+@pytest.fixture(scope="session")
+def book_build() -> BookBuild:
+    """Build the whole book once (warnings are errors) and return its result."""
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [str(JUPYTER_BOOK), "build", ".", "--warningiserror", "--nitpick", "--keep-going"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=1800,
+    )
+    log = proc.stdout + proc.stderr
+    artifacts = ROOT / "artifacts"
+    artifacts.mkdir(exist_ok=True)
+    (artifacts / "book-build.log").write_text(log, encoding="utf-8")
+    return BookBuild(proc.returncode, log, time.perf_counter() - start, ROOT / "_build" / "html")
+
+
+@pytest.fixture(scope="session")
+def book_html(book_build: BookBuild) -> Path:
+    """The built site (``_build/html``); fails the test when the build failed."""
+    assert book_build.returncode == 0, "构建失败，日志见 artifacts/book-build.log:\n" + book_build.log[-4000:]
+    return book_build.html
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # keep pytest output clean
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url(book_html: Path):
+    """Serve the built site on 127.0.0.1 (a free port) for the browser tests."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(book_html)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()

@@ -1,0 +1,82 @@
+"""Static and numerical checks of the chapter book/ap_auc (AP, AUC and d')."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder import reference as ref
+
+CHAPTER = Path(__file__).resolve().parents[2] / "book" / "ap_auc"
+PAGES = ["index", "ap", "auc", "dprime", "program"]
+SCORES = [0.9, 0.8, 0.7, 0.6, 0.6, 0.5, 0.5, 0.4, 0.3]
+LABELS = [1, 1, 0, 1, 0, 0, 0, 1, 0]
+
+
+def _text(page: str) -> str:
+    return (CHAPTER / f"{page}.md").read_text(encoding="utf-8")
+
+
+def _code_cells(page: str) -> list[str]:
+    return re.findall(r"```\{code-cell\} ipython3\n(.*?)```", _text(page), flags=re.S)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_glue_reference_is_glued_on_the_same_page(page: str) -> None:
+    text = _text(page)
+    used = set(re.findall(r"\{glue:text\}`([A-Za-z0-9_]+)", text))
+    defined = set(re.findall(r"glue\(\"([A-Za-z0-9_]+)\"", text))
+    assert used <= defined, f"未定义的 glue 名称：{sorted(used - defined)}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_first_cell_sets_up_plotting(page: str) -> None:
+    first = _code_cells(page)[0]
+    assert first.startswith(":tags: [remove-cell]\nfrom coursebook import setup_plotting")
+
+
+def test_equation_labels_are_unique_and_cited_ones_exist() -> None:
+    defined: list[str] = []
+    cited: set[str] = set()
+    for page in PAGES:
+        text = _text(page)
+        defined += re.findall(r"\$\$ \((eq-apauc-[a-z0-9-]+)\)", text)
+        cited |= set(re.findall(r"\{eq\}`(eq-apauc-[a-z0-9-]+)`", text))
+    assert len(defined) == len(set(defined))
+    assert cited <= set(defined)
+
+
+def test_seed_numbers() -> None:
+    assert ref.average_precision(LABELS, SCORES) == pytest.approx(0.775, abs=1e-12)
+    assert ref.roc_auc(LABELS, SCORES) == pytest.approx(0.725, abs=1e-12)
+    assert round(ref.d_prime(0.99), 2) == 3.29
+    assert round(ref.d_prime(0.999), 2) == 4.37
+
+
+def _program_namespace() -> dict:
+    """Execute the cells of program.md that define the two AP/AUC functions."""
+    namespace: dict = {"np": np}
+    for cell in _code_cells("program"):
+        if cell.startswith("def ap_and_auc_naive("):
+            exec(cell.split("\n\nassert")[0], namespace)  # noqa: S102 - course code under test
+        elif cell.startswith("def ap_and_auc("):
+            exec(cell.split("\n\nap, auc =")[0], namespace)  # noqa: S102
+    assert {"ap_and_auc", "ap_and_auc_naive"} <= namespace.keys()
+    return namespace
+
+
+def test_program_matches_reference_with_ties() -> None:
+    ns = _program_namespace()
+    assert ns["ap_and_auc"](SCORES, LABELS) == pytest.approx((0.775, 0.725), abs=1e-12)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n = int(rng.integers(2, 40))
+        y = rng.integers(0, 2, n)
+        y[0], y[-1] = 0, 1
+        s = rng.integers(0, 4, n) / 3
+        expected = (ref.average_precision(y, s), ref.roc_auc(y, s))
+        assert ns["ap_and_auc"](s, y) == pytest.approx(expected, abs=1e-12)
+        assert ns["ap_and_auc_naive"](s, y) == pytest.approx(expected, abs=1e-12)

@@ -1,0 +1,129 @@
+"""Static and numerical checks of the pages roc, auc, pr, probability and summary of book/binary."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder import reference as ref
+
+CHAPTER = Path(__file__).resolve().parents[2] / "book" / "binary"
+PAGES = ["roc", "auc", "pr", "probability", "summary"]
+FAWCETT_Y = [1, 1, 0, 1, 1, 1, 0, 0, 1, 0]
+FAWCETT_S = [0.9, 0.8, 0.7, 0.6, 0.55, 0.54, 0.53, 0.52, 0.51, 0.505]
+
+
+def _text(page: str) -> str:
+    return (CHAPTER / f"{page}.md").read_text(encoding="utf-8")
+
+
+def _code_cells(page: str) -> list[str]:
+    return re.findall(r"```\{code-cell\} ipython3\n(.*?)```", _text(page), flags=re.S)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_header_and_first_cell(page: str) -> None:
+    text = _text(page)
+    assert text.startswith("---\njupytext:\n")
+    first = _code_cells(page)[0]
+    assert first.startswith(":tags: [remove-cell]\nfrom coursebook import setup_plotting")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_glue_reference_is_glued_on_the_same_page(page: str) -> None:
+    text = _text(page)
+    used = set(re.findall(r"\{glue:text\}`([A-Za-z0-9_]+)", text))
+    literal = set(re.findall(r"\bgl\(\"([A-Za-z0-9_]+)\"", text))
+    # names built with f-strings, e.g. gl(f"cal_{key}_bs", ...), become patterns
+    patterns = [re.sub(r"\\\{[^}]*\\\}", "[A-Za-z0-9]+", re.escape(p)) for p in re.findall(r"\bgl\(f\"([^\"]+)\"", text)]
+    missing = {u for u in used - literal if not any(re.fullmatch(p, u) for p in patterns)}
+    assert not missing, f"未定义的 glue 名称：{sorted(missing)}"
+
+
+def test_equation_references_resolve_inside_the_chapter() -> None:
+    labels = set()
+    for md in CHAPTER.glob("*.md"):
+        labels |= set(re.findall(r"\$\$ \((eq-[A-Za-z0-9-]+)\)", md.read_text(encoding="utf-8")))
+    for page in PAGES:
+        for ref_label in re.findall(r"\{eq\}`(eq-[A-Za-z0-9-]+)`", _text(page)):
+            assert ref_label in labels, f"{page}.md 引用了不存在的公式 {ref_label}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_equation_labels_carry_the_page_prefix(page: str) -> None:
+    prefix = {"probability": "prob"}.get(page, page)
+    for label in re.findall(r"\$\$ \((eq-[A-Za-z0-9-]+)\)", _text(page)):
+        assert label.startswith(f"eq-{prefix}-"), label
+
+
+@pytest.mark.parametrize("page, group", [("pr", "5-8"), ("probability", "9-12")])
+def test_quiz_group_is_the_last_thing_on_the_page(page: str, group: str) -> None:
+    assert _text(page).rstrip().endswith(f"```{{quiz-group}} {group}\n```")
+
+
+def test_roc_page_embeds_two_offline_animations() -> None:
+    text = _text("roc")
+    assert text.count("display(roc_animation(") == 2
+    assert "to_jshtml" in text and "stylesheet" in text  # the external stylesheet link is stripped
+
+
+# --- the numbers the pages state, recomputed independently -----------------------------------------
+
+
+def test_fawcett_steps_and_auc() -> None:
+    y = np.array(FAWCETT_Y)
+    assert (Fraction(1, int(y.sum())), Fraction(1, int((1 - y).sum()))) == (Fraction(1, 6), Fraction(1, 4))
+    curve = ref.roc_curve(FAWCETT_Y, FAWCETT_S)
+    assert np.isinf(curve.thresholds[0]) and (curve.fpr[0], curve.tpr[0]) == (0, 0) and (curve.fpr[-1], curve.tpr[-1]) == (1, 1)
+    # the four horizontal steps of the seed: (1/4)(2/6) + (1/4)(5/6) + (1/4)(5/6) + (1/4)(6/6)
+    terms = Fraction(1, 4) * (Fraction(2, 6) + Fraction(5, 6) + Fraction(5, 6) + Fraction(6, 6))
+    assert terms == Fraction(3, 4)
+    assert ref.roc_auc(FAWCETT_Y, FAWCETT_S) == ref.pairwise_auc(FAWCETT_Y, FAWCETT_S) == 0.75
+    assert ref.roc_auc(FAWCETT_Y, -np.array(FAWCETT_S)) == 0.25
+
+
+def test_auc_matches_scikit_learn_and_transforms() -> None:
+    sklearn = pytest.importorskip("sklearn.metrics")
+    s = np.array(FAWCETT_S)
+    assert abs(sklearn.roc_auc_score(FAWCETT_Y, s) - 0.75) < 1e-12
+    assert abs(sklearn.average_precision_score(FAWCETT_Y, s) - ref.average_precision(FAWCETT_Y, s)) < 1e-12
+    for g in (np.log(s / (1 - s)), np.exp(5 * s), s**3):
+        assert ref.roc_auc(FAWCETT_Y, g) == 0.75
+    assert ref.roc_auc(FAWCETT_Y, np.floor(s * 10 + 1e-9) / 10) != 0.75
+
+
+def test_example_3_2_and_brier_decomposition() -> None:
+    assert abs(ref.brier_score([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.1]) - 0.1875) < 1e-12
+    assert ref.brier_baseline([1, 0, 1, 0]) == 0.25
+    for p in (0.0, 0.2, 0.5, 0.9):
+        for q in (0.1, 0.3, 0.7):
+            expected = q * (p - 1) ** 2 + (1 - q) * p**2
+            assert abs(expected - ((p - q) ** 2 + q * (1 - q))) < 1e-12
+
+
+def test_reference_rejects_invalid_inputs_with_messages() -> None:
+    cases = [
+        (ref.roc_auc, [1, 0, 1], [0.9, np.nan, 0.3], "NaN"),
+        (ref.roc_auc, [1, 0, 1], [0.9, np.inf, 0.3], "无穷大"),
+        (ref.roc_auc, [1, 0, 1], np.array([0.9, 0.2, 0.3]) + 0j, "复数"),
+        (ref.roc_auc, [1, 0, 2], [0.9, 0.2, 0.3], "非法值"),
+        (ref.brier_score, [1, 0, 1], [1.2, 0.2, 0.3], "[0, 1]"),
+    ]
+    for fn, y, s, word in cases:
+        with pytest.raises(ValueError, match=re.escape(word)):
+            fn(y, s)
+
+
+@pytest.mark.slow
+def test_built_pages(book_html: Path) -> None:
+    roc = (book_html / "book" / "binary" / "roc.html").read_text(encoding="utf-8")
+    assert roc.count("new Animation(frames") == 2
+    assert "font-awesome" not in roc
+    for page, numbers in (("pr", range(5, 9)), ("probability", range(9, 13))):
+        html = (book_html / "book" / "binary" / f"{page}.html").read_text(encoding="utf-8")
+        for n in numbers:
+            assert f'id="quiz-{n}"' in html

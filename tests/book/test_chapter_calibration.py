@@ -1,0 +1,101 @@
+"""Static checks of the chapter 概率校准 (book/calibration/).
+
+Fast checks that do not build the book: page conventions, equation labels and references,
+glue names, and that the prose states no number that is not glued (the full build executes
+the pages and checks the rest).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHAPTER = ROOT / "book" / "calibration"
+PAGES = sorted(CHAPTER.glob("*.md"))
+SECTIONS = ["definition", "ece", "beyond_mean", "recalibration"]
+
+CODE_CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
+DISPLAY_MATH = re.compile(r"^\$\$\n.*?^\$\$(?: \((eq-[\w-]+)\))?$", re.S | re.M)
+GLUE_USE = re.compile(r"\{glue:text\}`([\w]+)(?::[^`]*)?`")
+GLUE_DEF = re.compile(r"""(?:show|glue)\(\s*f?["']([\w{}]+)["']""")
+
+
+def _prose(text: str) -> str:
+    """Page text with front matter, code cells, display math, inline math and roles removed."""
+    text = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)
+    text = CODE_CELL.sub("", text)
+    text = DISPLAY_MATH.sub("", text)
+    text = re.sub(r"\$[^$\n]+\$", "", text)
+    text = re.sub(r"\{[\w:-]+\}`[^`]*`", "", text)
+    text = re.sub(r"`[^`]*`", "", text)
+    text = re.sub(r"^\(.*\)=$", "", text, flags=re.M)
+    return text.split("## 参考文献")[0]
+
+
+def test_chapter_pages_exist_and_are_in_the_toc():
+    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    names = {p.stem for p in PAGES}
+    assert names == {"index", *SECTIONS}
+    block = toc.split("- file: book/calibration/index", 1)[1]
+    listed = re.findall(r"^\s+- file: book/calibration/(\w+)$", block, flags=re.M)
+    assert listed[: len(SECTIONS)] == SECTIONS
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_page_header_and_plot_setup(page: Path):
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("---\njupytext:"), "缺少 jupytext 头"
+    cells = CODE_CELL.findall(text)
+    if cells:
+        first = cells[0]
+        assert first.startswith(":tags: [remove-cell]"), "第一个代码单元必须带 remove-cell 标签"
+        assert "from coursebook import setup_plotting" in first and "setup_plotting()" in first
+    assert "rcParams" not in text and "font.family" not in text, "字体只在 coursebook 中设置"
+    for cell in cells:
+        if "default_rng(" in cell:
+            assert re.search(r"default_rng\(\s*\w", cell), "随机数必须固定种子"
+        assert "np.random.seed" not in cell and "np.random.rand" not in cell
+
+
+def test_equation_labels_are_prefixed_unique_and_resolve():
+    labels: list[str] = []
+    refs: set[str] = set()
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        labels += re.findall(r"^\$\$ \((eq-[\w-]+)\)$", text, flags=re.M)
+        refs |= set(re.findall(r"\{eq\}`([\w-]+)`", text))
+    assert labels and all(label.startswith("eq-cal-") for label in labels)
+    assert len(labels) == len(set(labels)), "公式标签重复"
+    assert refs <= set(labels), f"引用了不存在的公式：{refs - set(labels)}"
+
+
+def test_section_references_resolve():
+    targets: set[str] = set()
+    refs: set[str] = set()
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        targets |= set(re.findall(r"^\(([\w-]+)\)=$", text, flags=re.M))
+        refs |= set(re.findall(r"\{ref\}`([\w-]+)`", text))
+    assert refs <= targets, f"引用了不存在的小节：{refs - targets}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_every_glued_name_is_defined_on_its_page(page: Path):
+    text = page.read_text(encoding="utf-8")
+    defined = set(GLUE_DEF.findall(text))
+    patterns = [re.compile("^" + re.sub(r"\\\{\w+\\\}", r"\\w+", re.escape(d)) + "$") for d in defined]
+    for name in set(GLUE_USE.findall(text)):
+        assert name.startswith("cal_"), f"glue 名称应以 cal_ 开头：{name}"
+        assert any(p.match(name) for p in patterns), f"{page.name} 使用了未定义的 glue：{name}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_prose_states_no_unglued_number(page: Path):
+    prose = _prose(page.read_text(encoding="utf-8"))
+    numbers = [m.group(0) for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+)?%?", prose)]
+    # list markers of the chapter overview ("1. ", "2. ", ...) are not numbers of the text
+    numbers = [n for n in numbers if not re.search(rf"^{re.escape(n)}\. ", prose, flags=re.M)]
+    assert not numbers, f"{page.name} 正文中出现了未经 glue 的数字：{numbers}"

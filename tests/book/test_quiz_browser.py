@@ -1,0 +1,149 @@
+"""The quizzes in a real browser (Debian's chromium via Playwright), on the static site, with no kernel.
+
+For every page that shows quizzes: no console error, math typeset by MathJax inside the stems, every quiz
+answered wrongly and then rightly with the right verdict and that option's own explanation, a dark-mode
+and a 375 px screenshot.  All twelve quizzes must be found somewhere in the site.
+Screenshots go to artifacts/screenshots/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from .quizdata import ROOT, load
+
+pytestmark = pytest.mark.slow
+
+SHOTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+QUIZZES = load()["quizzes"]
+
+
+def _plain(text: str) -> str:
+    """First plain-text run (no math, no markup) of an explanation, to find it on the page."""
+    for run in re.split(r"\$[^$]*\$|[*`]", text.replace("\n", "")):
+        run = run.strip(" ，。；：、（）")
+        if len(run) >= 6:
+            return run[:12]
+    raise AssertionError(f"no plain text in {text!r}")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail("找不到 /usr/bin/chromium（make setup 会安装 Debian 的 chromium）")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def quiz_pages(book_html: Path) -> list[str]:
+    return sorted(str(p.relative_to(book_html)) for p in book_html.rglob("*.html")
+                  if 'class="quiz"' in p.read_text(encoding="utf-8"))
+
+
+def open_page(browser, url, math=True, **context):
+    ctx = browser.new_context(**context)
+    page = ctx.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    page.goto(url, wait_until="load")
+    if math:
+        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
+        page.evaluate("MathJax.startup.promise")
+    return ctx, page, problems
+
+
+def test_all_twelve_quizzes_are_in_the_site(book_html):
+    found = set()
+    for rel in quiz_pages(book_html):
+        found |= {int(n) for n in re.findall(r'data-quiz="(\d+)"', (book_html / rel).read_text(encoding="utf-8"))}
+    assert found == set(range(1, 13)), f"网站中只找到第 {sorted(found)} 题（pr.md、probability.md 应含 5-8、9-12）"
+
+
+def test_quizzes_work_in_the_browser(browser, book_html, site_url):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    pages = quiz_pages(book_html)
+    assert pages, "没有任何页面包含即时练习"
+    for rel in pages:
+        ctx, page, problems = open_page(browser, f"{site_url}/{rel}", viewport={"width": 1280, "height": 900})
+        quizzes = page.locator(".quiz")
+        assert quizzes.count() >= 1
+        for qi in range(quizzes.count()):
+            quiz = quizzes.nth(qi)
+            number = int(quiz.get_attribute("data-quiz"))
+            entry = QUIZZES[number]
+            stem = quiz.locator(".quiz-stem")
+            if "$" in entry["stem"]:
+                assert stem.locator("mjx-container").count() >= 1, f"第 {number} 题的题干公式没有排版"
+            assert stem.locator("text=/\\\\\\(|\\$/").count() == 0
+            options = quiz.locator(".quiz-option")
+            assert options.count() == len(entry["options"])
+            # options appear in data order (never shuffled)
+            assert [options.nth(i).get_attribute("data-option") for i in range(options.count())] == \
+                [chr(65 + i) for i in range(options.count())]
+            order = sorted(range(len(entry["options"])), key=lambda i: entry["options"][i]["correct"])  # wrong first
+            for i in order:
+                option = entry["options"][i]
+                options.nth(i).click()
+                feedback = quiz.locator(".quiz-explanation.is-shown")
+                assert feedback.count() == 1
+                text = feedback.inner_text()
+                verdict = "回答正确" if option["correct"] else "回答错误"
+                assert verdict in text, f"第 {number} 题选项 {i}：{text!r}"
+                assert _plain(option["explanation"]) in text.replace("\n", ""), f"第 {number} 题选项 {i} 的解释不对：{text!r}"
+                assert options.nth(i).get_attribute("aria-pressed") == "true"
+                assert quiz.get_attribute("data-answered") == ("right" if option["correct"] else "wrong")
+        name = rel.replace("/", "_").removesuffix(".html")
+        page.locator(".quiz-group").first.screenshot(path=str(SHOTS / f"{name}-light.png"))
+        assert not problems, problems
+        ctx.close()
+
+
+@pytest.mark.parametrize("mode", ["dark", "phone"])
+def test_quiz_renders_in_dark_mode_and_at_phone_width(browser, book_html, site_url, mode):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for rel in quiz_pages(book_html):
+        viewport = {"width": 375, "height": 812} if mode == "phone" else {"width": 1280, "height": 900}
+        extra = {"color_scheme": "dark"} if mode == "dark" else {"is_mobile": True, "device_scale_factor": 2}
+        ctx, page, problems = open_page(browser, f"{site_url}/{rel}", viewport=viewport, **extra)
+        if mode == "dark":
+            page.evaluate("document.documentElement.dataset.theme = 'dark'; document.documentElement.dataset.mode = 'dark'")
+            assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+        quiz = page.locator(".quiz").first
+        quiz.locator(".quiz-option").first.click()
+        assert quiz.locator(".quiz-explanation.is-shown").count() == 1
+        if mode == "dark":
+            # text stays readable: the quiz text colour is light on a dark background
+            color = page.evaluate("getComputedStyle(document.querySelector('.quiz-stem')).color")
+            rgb = [int(v) for v in re.findall(r"\d+", color)[:3]]
+            assert sum(rgb) / 3 > 150, color
+        else:
+            width = page.evaluate("document.querySelector('.quiz').getBoundingClientRect().width")
+            assert width <= 375
+            overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            assert overflow <= 1, f"页面在 375px 下横向溢出 {overflow}px"
+        name = rel.replace("/", "_").removesuffix(".html")
+        page.locator(".quiz-group").first.screenshot(path=str(SHOTS / f"{name}-{mode}.png"))
+        assert not problems, problems
+        ctx.close()
+
+
+def test_chinese_search_in_the_browser(browser, site_url):
+    for word, page_name in (("召回率", "fixed_threshold"), ("混淆矩阵", "confusion")):
+        ctx, page, problems = open_page(browser, f"{site_url}/search.html?q={word}", math=False, viewport={"width": 1280, "height": 900})
+        page.wait_for_selector("#search-results ul.search li", timeout=20000)
+        links = page.locator("#search-results ul.search li a").evaluate_all("els => els.map(e => e.href)")
+        assert any(page_name in href for href in links), (word, links)
+        page.screenshot(path=str(SHOTS / f"search-{page_name}.png"))
+        ctx.close()
