@@ -2,8 +2,9 @@
 # Install the Debian packages the course needs, only those missing.
 #   chromium        - headless browser for the reader-facing tests (driven by Playwright)
 #   bubblewrap      - sandbox that runs student code during grading
+#   fonts-noto-cjk  - Chinese glyphs for the browser that the reader-facing tests drive
 set -euo pipefail
-packages=(chromium bubblewrap)
+packages=(chromium fonts-noto-cjk bubblewrap)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

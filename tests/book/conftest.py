@@ -69,3 +69,22 @@ def site_url(book_html: Path):
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
     server.server_close()
+
+
+CHROMIUM = "/usr/bin/chromium"
+#: Flags for headless Debian chromium on a machine without network access.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Debian chromium (Playwright) for all browser tests of the book."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail("找不到 /usr/bin/chromium（make setup 会安装 Debian 的 chromium）")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

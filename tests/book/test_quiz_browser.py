@@ -18,9 +18,6 @@ from .quizdata import ROOT, load
 pytestmark = pytest.mark.slow
 
 SHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 QUIZZES = load()["quizzes"]
 
 
@@ -31,17 +28,6 @@ def _plain(text: str) -> str:
         if len(run) >= 6:
             return run[:12]
     raise AssertionError(f"no plain text in {text!r}")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.fail("找不到 /usr/bin/chromium（make setup 会安装 Debian 的 chromium）")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 def quiz_pages(book_html: Path) -> list[str]:

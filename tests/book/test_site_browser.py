@@ -1,0 +1,88 @@
+"""The whole site as a reader sees it (Debian's chromium via Playwright, no kernel, no network).
+
+* every page listed in the table of contents loads with no console error, no failed request and no
+  HTTP error, and the math on it is typeset by the locally served MathJax;
+* the ROC animations on the ROC page play: pressing 播放 advances the frame slider and changes the
+  frame image, all in the static HTML.
+Screenshots go to artifacts/screenshots/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .quizdata import ROOT
+from .test_quiz_browser import SHOTS, open_page
+
+pytestmark = pytest.mark.slow
+
+
+def toc_pages() -> list[str]:
+    """Every page of ``_toc.yml`` as a path relative to the built site, e.g. ``book/binary/roc.html``."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    pages = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                pages.append(entry["file"])
+            walk(entry.get("sections"))
+            walk(entry.get("chapters"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    return [f"{p}.html" for p in pages]
+
+
+PAGES = toc_pages()
+
+
+def test_toc_lists_the_chapters():
+    assert len(PAGES) >= 25
+    assert "book/binary/roc.html" in PAGES and "book/binary/answers.html" in PAGES
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_loads_cleanly_with_math(browser, book_html, site_url, page):
+    assert (book_html / page).is_file(), f"{page} was not built"
+    ctx, tab, problems = open_page(browser, f"{site_url}/{page}", math=True)
+    try:
+        tab.wait_for_load_state("networkidle")
+        raw_math = tab.locator("div.math, span.math").count()
+        typeset = tab.locator("mjx-container").count()
+        assert not problems, "\n".join(problems)
+        if raw_math:
+            assert typeset >= raw_math, f"{page}: {raw_math} formulas but only {typeset} typeset"
+    finally:
+        ctx.close()
+
+
+def test_roc_animations_play_without_a_kernel(browser, site_url):
+    ctx, tab, problems = open_page(browser, f"{site_url}/book/binary/roc.html", math=False)
+    try:
+        animations = tab.locator("div.animation")
+        assert animations.count() >= 2, "the ROC page should hold the Fawcett animation and the tie-group animation"
+        for k in range(animations.count()):
+            anim = animations.nth(k)
+            anim.scroll_into_view_if_needed()
+            slider = anim.locator("input.anim-slider")
+            image = anim.locator("img").first
+            n_frames = int(slider.get_attribute("max")) + 1
+            assert n_frames >= 5, f"animation {k} has only {n_frames} frames"
+            first_src = image.get_attribute("src")
+            assert first_src and first_src.startswith("data:image/"), "frames must be embedded in the page"
+            anim.locator("button[title='Play'], button[aria-label='Play']").first.click()
+            tab.wait_for_function(
+                "([s, last]) => parseInt(s.value) === last",
+                arg=[slider.element_handle(), n_frames - 1],
+                timeout=30_000,
+            )
+            assert image.get_attribute("src") != first_src, "playing must change the frame image"
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            anim.screenshot(path=str(SHOTS / f"roc-animation-{k}-last-frame.png"))
+        assert not problems, "\n".join(problems)
+    finally:
+        ctx.close()
