@@ -1,0 +1,155 @@
+"""Run grading jobs (:func:`jobs.grade_job`) in parallel and hand back results as they finish.
+
+* :class:`LocalPool` - a ``ProcessPoolExecutor`` of ``os.cpu_count()`` worker processes on this machine
+  (each job still runs the student's code under bubblewrap). A worker that dies (OOM killer, SIGKILL)
+  breaks the pool: the pool is rebuilt and only the submissions that were in flight are graded again.
+* :class:`DaskPool` - the same jobs on an existing Dask distributed cluster (``--scheduler ADDRESS``);
+  Dask reschedules the task of a lost worker on another one.
+
+Both submit a bounded window of jobs (memory stays flat for thousands of submissions) and yield
+``(job, payload, error)``: ``payload`` is ``grade_job``'s return value, ``error`` a message when the job
+failed for infrastructure reasons even after ``attempts`` tries.  Neither ever touches the gradebook.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Iterable, Iterator
+
+from .jobs import JobError, grade_job, worker_init
+
+Event = tuple[dict, "dict | None", "str | None"]
+
+
+def _name(job: dict) -> str:
+    return f"{job['student']}/{job['assignment']}"
+
+
+class LocalPool:
+    """Process pool on this machine."""
+
+    def __init__(self, workers: int, log: Callable[[str], None], attempts: int = 3) -> None:
+        self.workers = max(1, workers)
+        self.log = log
+        self.attempts = attempts
+        self.window = 2 * self.workers + 2
+
+    def describe(self) -> str:
+        return f"本机 {self.workers} 个评分工作进程"
+
+    def _pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=worker_init)
+
+    def run(self, jobs: Iterable[dict]) -> Iterator[Event]:
+        source = iter(jobs)
+        retry: deque[dict] = deque()
+        tries: dict[int, int] = {}
+        inflight: dict = {}
+        pool = self._pool()
+        try:
+            while True:
+                while len(inflight) < self.window:
+                    job = retry.popleft() if retry else next(source, None)
+                    if job is None:
+                        break
+                    inflight[pool.submit(grade_job, job)] = job
+                if not inflight:
+                    return
+                done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+                broken = False
+                for fut in done:
+                    job = inflight.pop(fut)
+                    try:
+                        payload = fut.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        inflight[fut] = job  # handled with the others below
+                    except JobError as exc:
+                        n = tries[id(job)] = tries.get(id(job), 0) + 1
+                        if n < self.attempts:
+                            self.log(f"警告：{_name(job)} 评分失败（{exc}），第 {n + 1} 次重试")
+                            retry.append(job)
+                        else:
+                            yield job, None, str(exc)
+                    except Exception as exc:  # noqa: BLE001 - a grader bug: report it, keep the batch going
+                        yield job, None, f"评分程序出错：{type(exc).__name__}: {exc}"
+                    else:
+                        yield job, payload, None
+                if broken:
+                    lost = list(inflight.values())
+                    inflight.clear()
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    give_up = []
+                    for job in lost:
+                        n = tries[id(job)] = tries.get(id(job), 0) + 1
+                        (retry if n < self.attempts + 2 else give_up).append(job)
+                    self.log(f"警告：一个评分工作进程意外退出；重启进程池，重新评分未完成的 {len(lost)} 份提交："
+                             + "，".join(_name(j) for j in lost[:8]) + ("……" if len(lost) > 8 else ""))
+                    for job in give_up:
+                        yield job, None, "评分工作进程反复意外退出"
+                    pool = self._pool()
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+class DaskPool:
+    """An existing Dask distributed cluster (``distributed.Client(address)``)."""
+
+    def __init__(self, address: str, log: Callable[[str], None], attempts: int = 3) -> None:
+        from distributed import Client
+
+        self.log = log
+        self.attempts = attempts
+        self.client = Client(address, timeout="30s", set_as_default=False)
+        self.workers = max(1, sum(self.client.nthreads().values()))
+        self.window = 2 * self.workers + 2
+
+    def describe(self) -> str:
+        return f"Dask 集群 {self.client.scheduler.address}：{self.workers} 个评分线程"
+
+    def run(self, jobs: Iterable[dict]) -> Iterator[Event]:
+        from distributed import as_completed
+
+        source = iter(jobs)
+        tries: dict[int, int] = {}
+        inflight: dict = {}
+        ac = as_completed(loop=self.client.loop)
+
+        def submit(job: dict) -> None:
+            fut = self.client.submit(grade_job, job, pure=False, key=f"grade-{_name(job)}-{os.urandom(4).hex()}")
+            inflight[fut.key] = job
+            ac.add(fut)
+
+        try:
+            for _ in range(self.window):
+                job = next(source, None)
+                if job is None:
+                    break
+                submit(job)
+            for fut in ac:
+                job = inflight.pop(fut.key)
+                try:
+                    payload = fut.result()
+                except JobError as exc:
+                    n = tries[id(job)] = tries.get(id(job), 0) + 1
+                    if n < self.attempts:
+                        self.log(f"警告：{_name(job)} 评分失败（{exc}），第 {n + 1} 次重试")
+                        submit(job)
+                        continue
+                    yield job, None, str(exc)
+                except Exception as exc:  # noqa: BLE001 - KilledWorker after repeated worker deaths, grader bugs
+                    yield job, None, f"Dask 任务失败：{type(exc).__name__}: {str(exc)[:300]}"
+                else:
+                    yield job, payload, None
+                finally:
+                    fut.release()
+                job = next(source, None)
+                if job is not None:
+                    submit(job)
+        finally:
+            self.client.close()

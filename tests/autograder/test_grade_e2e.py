@@ -1,0 +1,129 @@
+"""End-to-end: the real ``autograder grade`` on the sample corpus (see make_corpus.py)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+
+import nbformat
+import pytest
+
+from autograder.grading import wire
+from autograder.grading.compare import compare
+from autograder.grading.specs import all_assignments, expected_for
+
+pytestmark = pytest.mark.slow
+A = all_assignments()
+
+
+def oracle_failures(nb_path, assignment) -> set[str]:
+    """Cases the notebook's answer gets wrong, by calling it directly (corpus code is ours, not a student's)."""
+    nb = nbformat.read(nb_path, as_version=4)
+    ns: dict = {}
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.cell_type == "code" and not meta.get("grade"):
+            exec(cell.source, ns)  # noqa: S102
+    failed = set()
+    for case in assignment.cases:
+        calls = [(case.args, case.kwargs)] if case.kind == "ref" else case.calls
+        for args, kwargs in calls:
+            exp, exc = expected_for(case.function, args, kwargs)
+            fn = ns.get(case.function)
+            try:
+                got, gexc = fn(*args, **kwargs), None
+            except Exception as e:  # noqa: BLE001
+                got, gexc = None, e
+            if fn is None:
+                ok = False
+            elif exc is not None:
+                ok = isinstance(gexc, ValueError)
+            else:
+                ok = gexc is None and compare(exp, wire.decode(wire.encode(got))) is None
+            if not ok:
+                failed.add(case.id)
+                break
+    return failed
+
+
+def test_command_succeeds(graded):
+    assert graded["proc"].returncode == 0, graded["proc"].stderr[-3000:]
+    assert "[1/" in graded["proc"].stderr  # progress is shown
+
+
+def test_every_submission_graded(graded):
+    assert set(graded["expected"]) == {s for s, _ in graded["results"]}
+
+
+@pytest.mark.parametrize("student", sorted(__import__("make_corpus").build()))
+def test_expected_score(graded, student):
+    exp = graded["expected"][student]
+    name = exp["assignment"]
+    result = graded["results"][(student, name)]
+    failed = {c["id"] for c in result["cases"] if not c["passed"]}
+    expect = exp["expect"]
+    if expect == "oracle":
+        want = oracle_failures(graded["corpus"] / student / name / f"{A[name].notebook}.ipynb", A[name])
+        assert want, "a wrong answer must get something wrong"
+        assert failed == want
+        assert result["score"] == A[name].max_score() - sum(c.points for c in A[name].cases if c.id in want)
+    elif "failed" in expect:
+        assert failed == set(expect["failed"])
+    else:
+        assert result["score"] == expect["score"], sorted(failed)[:10]
+
+
+def test_untouched_student_version_gets_no_hidden_points(graded):
+    for (student, name), r in graded["results"].items():
+        if student.startswith("untouched_student_version"):
+            assert all(not c["passed"] for c in r["cases"])
+
+
+def test_grades_csv(graded):
+    rows = {(r["student_id"], r["assignment"]): r for r in graded["rows"]}
+    for (student, name), r in graded["results"].items():
+        assert float(rows[(student, name)]["score"]) == r["score"]
+        assert float(rows[(student, name)]["max_score"]) == A[name].max_score()
+
+
+def test_gradebook_not_writable_by_students(graded):
+    con = sqlite3.connect(graded["out"] / "gradebook.db")
+    assert con.execute("select max(auto_score) from grade").fetchone()[0] <= 40
+    con.close()
+
+
+def test_feedback_explains_failures_without_test_code(graded):
+    fb = (graded["out"] / "feedback" / "wrong_strict_threshold" / "ps1_threshold_metrics" / "threshold_metrics.html").read_text(encoding="utf-8")
+    assert "edge.constant_scores" in fb and "参考实现的结果" in fb and "你的函数" in fb
+    assert "binary_metrics(" in fb  # the input is shown
+    assert "def _check_call" not in fb and "ref(" not in fb
+    fb = (graded["out"] / "feedback" / "attack_read_hidden_tests_and_gradebook" / "ps1_threshold_metrics" / "threshold_metrics.html").read_text(encoding="utf-8")
+    assert "specs" not in fb and "gradebook.db" not in fb and "solutions" not in fb
+    assert "RuntimeError" in fb  # the student's own traceback is shown
+    fb = (graded["out"] / "feedback" / "forbidden_reference_import" / "ps2_roc_auc" / "roc_auc.html").read_text(encoding="utf-8")
+    assert "参考实现" in fb
+
+
+def test_summary(graded):
+    data = json.loads((graded["out"] / "summary.json").read_text(encoding="utf-8"))
+    a1 = data["ps1_threshold_metrics"]
+    assert sum(a1["histogram"]) == a1["students"]
+    assert 0 < a1["hidden_case_failure"]["edge.constant_scores"]["share"] < 1
+    assert (graded["out"] / "summary.html").exists()
+
+
+def test_rerun_grades_only_changes(graded, tmp_path):
+    cmd = [str(graded["proc"].args[0]), "grade", str(graded["corpus"]), "--out", str(graded["out"])]
+    nb = graded["corpus"] / "instructor_solution_ps3_pr_ap" / "ps3_pr_ap" / "pr_ap.ipynb"
+    nb.write_text(nb.read_text(encoding="utf-8").replace("作业 3", "作业 3 ", 1), encoding="utf-8")
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    (tmp_path.parent / "rerun.log").write_text(proc.stderr)
+    assert proc.returncode == 0
+    assert "需要评分 1 份" in proc.stderr, proc.stderr[-2000:]
+
+
+def test_refuses_missing_input(graded, tmp_path):
+    proc = subprocess.run([str(graded["proc"].args[0]), "grade", str(tmp_path / "nope"), "--out", str(tmp_path / "o")],
+                          capture_output=True, text=True)
+    assert proc.returncode != 0

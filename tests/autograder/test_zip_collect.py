@@ -1,0 +1,42 @@
+"""The LMS download layout: one zip of flat, renamed notebooks, collected with nbgrader's
+``FileNameCollectorPlugin`` (what ``nbgrader zip_collect`` uses), graded like the folder layout."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ASSIGNMENT = "ps1_threshold_metrics"
+NOTEBOOK = "threshold_metrics.ipynb"
+
+pytestmark = pytest.mark.slow
+
+
+def test_lms_zip_is_collected_and_graded(tmp_path):
+    archive = tmp_path / "downloads.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        # LMS names: <student>_<file> and <student>_attempt_<date>_<file>; plus junk that must be ignored.
+        zf.write(ROOT / "solutions" / ASSIGNMENT / NOTEBOOK, f"s001_{NOTEBOOK}")
+        zf.write(ROOT / "exercises" / ASSIGNMENT / NOTEBOOK, f"s002_attempt_2026-05-01T10-00-00_{NOTEBOOK}")
+        zf.writestr("../escape.ipynb", "{}")
+        zf.writestr("readme.txt", "not a notebook")
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder.cli", "grade", str(archive), "--out", str(out),
+         "--assignment", ASSIGNMENT, "--quiet"],
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    with open(out / "grades.csv", newline="", encoding="utf-8") as fh:
+        rows = {(r["student_id"], r["assignment"]): r for r in csv.DictReader(fh)}
+    assert float(rows["s001", ASSIGNMENT]["score"]) == float(rows["s001", ASSIGNMENT]["max_score"]) > 0
+    assert float(rows["s002", ASSIGNMENT]["score"]) == 0.0
+    assert (out / "feedback" / "s001" / ASSIGNMENT).is_dir()
+    assert (out / "feedback" / "s002" / ASSIGNMENT).is_dir()
+    assert not (tmp_path / "escape.ipynb").exists()
