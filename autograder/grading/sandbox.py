@@ -115,7 +115,12 @@ def bwrap_available() -> str | None:
 def bwrap_command(notebook: Path | None, limits: Limits) -> list[str]:
     """The bubblewrap command line that runs the runner on ``notebook``."""
     cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
-           "--uid", "65534", "--gid", "65534", "--hostname", "sandbox", "--cap-drop", "ALL"]
+           "--uid", "65534", "--gid", "65534", "--hostname", "sandbox", "--cap-drop", "ALL",
+           # The scratch file systems come first: a later bind of the Python installation or the
+           # virtual environment may lie below /tmp (a checkout in /tmp), and must not be hidden.
+           "--proc", "/proc", "--dev", "/dev",
+           "--size", str(limits.scratch_bytes), "--tmpfs", "/tmp",
+           "--size", str(limits.scratch_bytes), "--tmpfs", "/home/student"]
     for d in ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"):
         if os.path.islink(d):
             cmd += ["--symlink", os.readlink(d), d]
@@ -127,10 +132,7 @@ def bwrap_command(notebook: Path | None, limits: Limits) -> list[str]:
     if os.path.isdir(sklearn):
         cmd += ["--tmpfs", sklearn]  # metric functions of scikit-learn are not available to answers
     cmd += ["--ro-bind", str(RUNNER_DIR / "runner.py"), "/opt/autograder/runner.py",
-            "--ro-bind", str(RUNNER_DIR / "wire.py"), "/opt/autograder/wire.py",
-            "--proc", "/proc", "--dev", "/dev",
-            "--size", str(limits.scratch_bytes), "--tmpfs", "/tmp",
-            "--size", str(limits.scratch_bytes), "--tmpfs", "/home/student"]
+            "--ro-bind", str(RUNNER_DIR / "wire.py"), "/opt/autograder/wire.py"]
     if notebook is not None:
         cmd += ["--ro-bind", str(notebook), f"/home/student/{notebook.name}"]
     cmd += ["--chdir", "/home/student", "--clearenv"]

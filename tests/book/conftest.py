@@ -77,9 +77,13 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """One headless Debian chromium (Playwright) for all browser tests of the book."""
+    """A headless Debian chromium (Playwright) per test module.
+
+    Module scope, not session: a Playwright sync session left open would block the other
+    browser tests of the suite (tests/demo) from starting their own.
+    """
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
