@@ -2,9 +2,10 @@
 # Install the Debian packages the course needs, only those missing.
 #   chromium        - headless browser for the reader-facing tests (driven by Playwright)
 #   bubblewrap      - sandbox that runs student code during grading
+#   postgresql      - throwaway PostgreSQL servers for the grading scale tests (tests/scale/)
 #   fonts-noto-cjk  - Chinese glyphs for the browser that the reader-facing tests drive
 set -euo pipefail
-packages=(chromium fonts-noto-cjk bubblewrap)
+packages=(chromium fonts-noto-cjk bubblewrap postgresql)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,177 @@
+"""Load benchmark (not a test): grade N synthetic submissions with plain ``nbgrader autograde`` (serial)
+and with ``autograder grade`` on 1 worker and on all cores; print submissions per minute, the ratios,
+peak memory and where the time per submission goes.
+
+Usage: ``.venv/bin/python bench/bench_scale.py [--n 40] [--seed 0] [--keep DIR]``
+
+The submissions are a seeded mixture over the five assignments, built from the test corpus
+(``tests/autograder/make_corpus.py``): correct (instructor solution), wrong (realistic bugs), slow (a
+correct notebook with a 2 s cell) and hostile notebooks.  Only hostile notebooks that are harmless
+WITHOUT a sandbox are used (plain nbgrader runs them unisolated): no fork, memory or output bombs.
+Both sides get the assignments generated beforehand, so only grading is timed.  ``autograder`` runs with
+the bubblewrap sandbox on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests" / "autograder"))
+import make_corpus  # noqa: E402
+import nbformat  # noqa: E402
+
+from autograder.grading import nbgrader_glue  # noqa: E402  - also puts the venv's bin on PATH
+from autograder.grading.specs import all_assignments  # noqa: E402
+
+BIN = Path(sys.executable).parent
+A = all_assignments()
+HOSTILE = ["attack_monkeypatch_builtins", "attack_eq_always_true", "attack_exit_and_kill", "attack_read_hidden_tests_and_gradebook",
+           "attack_monkeypatch_numpy_testing", "attack_syntax_error_cell", "attack_deleted_test_cells", "attack_edited_test_cells"]
+MIX = [("correct", 0.4), ("wrong", 0.3), ("slow", 0.1), ("hostile", 0.2)]
+
+
+def synthesize(dest: Path, n: int, seed: int) -> dict[str, int]:
+    """Write ``dest/<student>/<assignment>/<notebook>.ipynb``; return the count of each kind."""
+    rng = random.Random(seed)
+    built = make_corpus.build()
+    wrong = [k for k in built if k.startswith("wrong_") and built[k][1] is not None]
+    counts = {k: 0 for k, _ in MIX}
+    for i in range(n):
+        kind = rng.choices([k for k, _ in MIX], [w for _, w in MIX])[0]
+        if kind == "correct" or kind == "slow":
+            name = rng.choice(sorted(A))
+            nb = make_corpus.solution(name)
+            if kind == "slow":
+                nb = make_corpus.append(nb, "import time\ntime.sleep(2)")
+        else:
+            name, nb, _ = built[rng.choice(wrong if kind == "wrong" else HOSTILE)]
+        counts[kind] += 1
+        path = dest / f"s{i:04d}" / name / f"{A[name].notebook}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, path)
+    return counts
+
+
+class PeakRSS:
+    """Peak resident memory of a process and all its descendants (sampled every 0.1 s)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.peak, self._stop = pid, 0, threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+
+    def _tree(self) -> int:
+        parent, rss = {}, {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                pid = int(stat.parent.name)
+                parent[pid] = int(fields[1])
+                rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+            except (OSError, IndexError, ValueError):
+                continue
+        total = 0
+        for pid in rss:
+            p = pid
+            while p and p != self.pid:
+                p = parent.get(p, 0)
+            if p == self.pid:
+                total += rss[pid]
+        return total
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._tree())
+            time.sleep(0.1)
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._t.join()
+        return self.peak
+
+
+def timed(cmd: list[str], cwd: Path | None = None, ok=(0,)) -> tuple[float, int, str]:
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PATH": str(BIN) + os.pathsep + os.environ["PATH"]})
+    mem = PeakRSS(proc.pid)
+    out, err = proc.communicate()
+    seconds = time.perf_counter() - t0
+    peak = mem.stop()
+    if proc.returncode not in ok:
+        raise SystemExit(f"{cmd[:3]} failed ({proc.returncode}):\n{err[-3000:]}")
+    return seconds, peak, err
+
+
+def plain_nbgrader(subs: Path, root: Path) -> tuple[float, int]:
+    """``nbgrader autograde`` of every assignment, one after another, in a course directory."""
+    db = f"sqlite:///{root / 'gradebook.db'}"
+    names = sorted({p.name for p in subs.glob("*/*")})
+    nbgrader_glue.generate(REPO / "solutions", names, root, db)
+    (root / "nbgrader_config.py").write_text(f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\n"
+                                             f"c.CourseDirectory.db_url = {db!r}\n")
+    shutil.copytree(subs, root / "submitted")
+    total, peak = 0.0, 0
+    for name in names:
+        # exit 1 = some notebook could not be processed (a hostile one killed its kernel); the rest is graded
+        s, p, _ = timed([str(BIN / "nbgrader"), "autograde", name, "--create", "--force"], cwd=root, ok=(0, 1))
+        total += s
+        peak = max(peak, p)
+    return total, peak
+
+
+def ours(subs: Path, out: Path, jobs: int) -> tuple[float, int, dict]:
+    empty = out.parent / f"empty-{jobs}"
+    empty.mkdir()
+    timed([str(BIN / "autograder"), "grade", str(empty), "--out", str(out), "--quiet"])  # generate_assignment only
+    s, peak, _ = timed([str(BIN / "autograder"), "grade", str(subs), "--out", str(out), "--jobs", str(jobs), "--quiet"])
+    return s, peak, json.loads((out / "run.json").read_text(encoding="utf-8"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--keep", help="keep the work directory here")
+    args = ap.parse_args()
+    cores = os.cpu_count() or 1
+    work = Path(args.keep or tempfile.mkdtemp(prefix="bench-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
+    subs = work / "submissions"
+    counts = synthesize(subs, args.n, args.seed)
+    print(f"{args.n} submissions (seed {args.seed}): " + ", ".join(f"{k} {v}" for k, v in counts.items())
+          + f"; {cores} cores; isolation on (bubblewrap)")
+    rows = []
+    t_nb, m_nb = plain_nbgrader(subs, work / "nbgrader")
+    rows.append(("nbgrader autograde, serial", t_nb, m_nb, None))
+    for jobs in sorted({1, cores}):
+        t, m, stats = ours(subs, work / f"ours-{jobs}", jobs)
+        rows.append((f"autograder grade --jobs {jobs}", t, m, stats))
+    print(f"{'run':32s} {'seconds':>8s} {'subs/min':>9s} {'vs nbgrader':>12s} {'peak RSS MiB':>13s}")
+    for label, t, m, _ in rows:
+        print(f"{label:32s} {t:8.1f} {60 * args.n / t:9.1f} {t_nb / t:11.2f}x {m / 2**20:13.0f}")
+    best = rows[-1][3]
+    ps = best["per_submission_seconds"]
+    print(f"time per submission inside a worker (--jobs {cores}, mean): sandbox start + notebook cells "
+          f"{ps['process_start_and_cells']:.3f} s, calls + checks (student functions and hidden tests) "
+          f"{ps['calls_and_checks']:.3f} s, job set-up {ps['setup']:.3f} s; gradebook write in the parent {ps['db']:.3f} s")
+    print(f"ratio 1 worker -> {cores} workers: {rows[1][1] / rows[-1][1]:.2f}x; target >= 5x nbgrader: "
+          f"{'met' if t_nb / rows[-1][1] >= 5 else 'NOT met'} ({t_nb / rows[-1][1]:.2f}x)")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

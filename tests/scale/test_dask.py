@@ -1,0 +1,37 @@
+"""Scale-out: the same grading jobs on a Dask distributed cluster (a LocalCluster of worker processes),
+with a worker killed half way; the gradebook (SQLite or PostgreSQL) must equal the reference."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+
+import pytest
+
+from .conftest import assert_same, grade_cmd, snapshot, wait_committed
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None,
+                      host="127.0.0.1") as lc, Client(lc) as client:
+        yield lc, client
+
+
+def test_dask_cluster_with_a_worker_killed(corpus, reference, backend, cluster):
+    lc, client = cluster
+    client.wait_for_workers(3, timeout=60)
+    cmd = grade_cmd(corpus, backend.out, *backend.args(), "--scheduler", lc.scheduler_address)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wait_committed(backend.url, 2, proc)
+    pids = client.run(os.getpid)
+    os.kill(next(iter(pids.values())), signal.SIGKILL)  # the nanny restarts it; Dask reruns only its task
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-3000:]
+    assert "Dask 集群" in err
+    assert_same(snapshot(backend.url), reference)

@@ -1,0 +1,122 @@
+"""Fault tests: a worker crash, the database briefly unavailable, a full scratch disk, a submission that
+never ends.  Each ends with a correct, complete gradebook and a clear log line."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from .conftest import assert_same, grade_cmd, run, snapshot, wait_committed
+
+pytestmark = pytest.mark.slow
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                out.append((int(stat.parent.name), cmdline))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def test_worker_crash(corpus, reference, backend):
+    cmd = grade_cmd(corpus, backend.out, *backend.args())
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wait_committed(backend.url, 2, proc)
+    workers = [pid for pid, cmdline in _children(proc.pid) if "spawn_main" in cmdline]
+    assert workers, "no worker process found"
+    os.kill(workers[0], signal.SIGKILL)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-3000:]
+    assert "一个评分工作进程意外退出" in err and "重新评分未完成的" in err
+    assert_same(snapshot(backend.url), reference)
+
+
+def test_database_briefly_unavailable(corpus, reference, backend, request):
+    cmd = grade_cmd(corpus, backend.out, *backend.args())
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wait_committed(backend.url, 2, proc)
+    if backend.kind == "sqlite":  # another process holds the write lock longer than SQLite's 5 s busy timeout
+        con = sqlite3.connect(str(backend.out / "gradebook.db"), timeout=30, isolation_level=None)
+        con.execute("BEGIN EXCLUSIVE")
+        time.sleep(7)
+        con.execute("ROLLBACK")
+        con.close()
+    else:  # the PostgreSQL server goes down for a few seconds
+        pg = request.getfixturevalue("postgres")
+        pg.stop()
+        time.sleep(4)
+        pg.start()
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-3000:]
+    assert "成绩库暂时不可用" in err and "成绩库已恢复" in err, err[-3000:]
+    assert_same(snapshot(backend.url), reference)
+
+
+def test_scratch_disk_full(corpus, reference, backend, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tiny tmpfs needs root")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(scratch)], check=True)
+    try:
+        fd = os.open(scratch / "filler", os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(fd, b"\0" * 4096):
+                pass
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        cmd = grade_cmd(corpus, backend.out, *backend.args(), "--scratch", str(scratch))
+        full = run(cmd)
+        assert full.returncode == 1, full.stderr[-3000:]
+        assert "评分临时目录已满" in full.stderr and "未能评分" in full.stderr
+        assert snapshot(backend.url)["ledger"] == {}, "nothing half-written"
+        (scratch / "filler").unlink()
+        ok = run(cmd)
+        assert ok.returncode == 0, ok.stderr[-3000:]
+        assert_same(snapshot(backend.url), reference)
+    finally:
+        subprocess.run(["umount", "-l", str(scratch)], check=False)
+
+
+def test_submission_that_never_ends(corpus, reference, backend, tmp_path):
+    mixed = tmp_path / "corpus"
+    shutil.copytree(corpus, mixed)
+    src = next(corpus.glob("instructor_solution_ps1_threshold_metrics_0/*/*.ipynb"))
+    nb = nbformat.read(src, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("while True:\n    pass"))
+    dest = mixed / "never_ends" / "ps1_threshold_metrics" / src.name
+    dest.parent.mkdir(parents=True)
+    nbformat.write(nb, dest)
+    t0 = time.monotonic()
+    proc = run(grade_cmd(mixed, backend.out, *backend.args()))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert time.monotonic() - t0 < 120
+    line = next(x for x in proc.stderr.splitlines() if "never_ends/ps1_threshold_metrics" in x)
+    assert "超时" in line, line
+    snap = snapshot(backend.url)
+    # the never-ending cell is skipped after its timeout; the functions defined before it still count
+    never = snap["ledger"].pop(("never_ends", "ps1_threshold_metrics"))
+    assert never[1] == reference["ledger"][("instructor_solution_ps1_threshold_metrics_0", "ps1_threshold_metrics")][1]
+    data = json.loads((backend.out / "results" / "never_ends" / "ps1_threshold_metrics.json").read_text(encoding="utf-8"))
+    assert any(e["type"] == "_CellTimeout" for e in data["cell_errors"])
+    snap["grades"] = {k: v for k, v in snap["grades"].items() if k[0] != "never_ends"}
+    snap["n_submissions"] -= 1
+    snap["n_grades"] = reference["n_grades"]
+    assert_same(snap, reference)

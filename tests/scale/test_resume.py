@@ -1,0 +1,55 @@
+"""Kill/resume: SIGKILL the grader at several points; rerunning finishes with identical grades, exactly once."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+
+import pytest
+
+from .conftest import assert_same, grade_cmd, kill, run, snapshot, wait_committed
+
+pytestmark = pytest.mark.slow
+
+
+def test_sigkill_and_resume(corpus, reference, backend):
+    total = len(reference["ledger"])
+    cmd = grade_cmd(corpus, backend.out, *backend.args())
+    seen = 0
+    for k in (3, 12):  # kill early, then kill the rerun half way
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        n = wait_committed(backend.url, k, proc)
+        kill(proc)
+        assert seen <= n < total, "the run should have been killed half way"
+        seen = n
+    proc = run(cmd)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"共 {total} 份提交，需要评分" in proc.stderr
+    regraded = int(proc.stderr.split("需要评分 ")[1].split(" 份")[0])
+    assert 0 < regraded <= total - seen, "committed submissions must be skipped, the rest regraded"
+    assert_same(snapshot(backend.url), reference)
+    # derived files are complete too
+    assert len(list((backend.out / "results").glob("*/*.json"))) == total
+    rows = list(csv.DictReader((backend.out / "grades.csv").open(encoding="utf-8")))
+    scores = {(r["student_id"], r["assignment"]): float(r["score"]) for r in rows}
+    assert {k: v[1] for k, v in reference["ledger"].items()} == {k: scores[k] for k in reference["ledger"]}
+    # a second rerun has nothing to do
+    again = run(cmd)
+    assert again.returncode == 0 and "需要评分 0 份" in again.stderr
+    assert_same(snapshot(backend.url), reference)
+
+
+def test_regrade_one_slice(corpus, reference, tmp_path):
+    out = tmp_path / "out"
+    url = f"sqlite:///{out / 'gradebook.db'}"
+    first = run(grade_cmd(corpus, out, "--assignment", "ps2_roc_auc"))
+    assert first.returncode == 0, first.stderr[-3000:]
+    only_ps2 = snapshot(url)
+    assert {a for _, a in only_ps2["ledger"]} == {"ps2_roc_auc"}
+    rest = run(grade_cmd(corpus, out))
+    assert rest.returncode == 0 and f"需要评分 {len(reference['ledger']) - len(only_ps2['ledger'])} 份" in rest.stderr
+    student = "wrong_strict_threshold_0"
+    again = run(grade_cmd(corpus, out, "--force", "--student", student, "--assignment", "ps1_threshold_metrics"))
+    assert again.returncode == 0 and "共 1 份提交，需要评分 1 份" in again.stderr
+    assert f"{student}/ps1_threshold_metrics" in again.stderr
+    assert_same(snapshot(url), reference)
