@@ -53,15 +53,21 @@ class LocalPool:
         pool = self._pool()
         try:
             while True:
+                submit_broken = False
                 while len(inflight) < self.window:
                     job = retry.popleft() if retry else next(source, None)
                     if job is None:
                         break
-                    inflight[pool.submit(grade_job, job)] = job
-                if not inflight:
+                    try:
+                        inflight[pool.submit(grade_job, job)] = job
+                    except BrokenProcessPool:  # a worker died after the last wait: restart the pool below
+                        retry.appendleft(job)
+                        submit_broken = True
+                        break
+                if not inflight and not submit_broken:
                     return
-                done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
-                broken = False
+                done, _ = wait(list(inflight), timeout=0 if submit_broken else None, return_when=FIRST_COMPLETED)
+                broken = submit_broken
                 for fut in done:
                     job = inflight.pop(fut)
                     try:
