@@ -14,7 +14,7 @@ from . import mutants, wire
 from .compare import compare
 from .notebook import forbidden_uses, prepare
 from .render import show, show_call, show_exc
-from .sandbox import Limits, Outcome, Session, SetupReport
+from .sandbox import Limits, Outcome, Session
 from .specs import Assignment, Case, CaseResult, expected_for
 
 FAILURE_TEXT = {
@@ -110,33 +110,21 @@ def _impl_handler(family: str, variant: str):
 
 
 def _run_mutants(cells: list[tuple[int, str]], notebook: Path, cases: list[Case], sandbox: bool,
-                 limits: Limits) -> tuple[dict[str, CaseResult], list[SetupReport]]:
-    """Assignment 5: each run in a fresh process, in random order; decide after all runs.
-
-    With the sandbox, one bubblewrap sandbox per submission: its runner is a zygote that has run no
-    student code and forks an isolated child per run (see ``runner.py`` and ``Session.new_run``);
-    without it (``--no-sandbox``), a fresh process per run.
-    """
+                 limits: Limits) -> tuple[dict[str, CaseResult], list[Session]]:
+    """Assignment 5: each run in a fresh process, in random order; decide after all runs."""
     order = list(cases)
     random.SystemRandom().shuffle(order)
     raw: dict[str, Outcome] = {}
-    reports = []
-    shared = Session(cells, notebook, sandbox=sandbox, limits=limits, fork=True) if sandbox else None
-    try:
-        for case in order:
-            family = "binary_metrics" if case.function == "test_binary_metrics" else "roc"
-            session = shared or Session(cells, notebook, sandbox=sandbox, limits=limits)
-            session.new_run()
-            try:
-                raw[case.id] = session.call(case.function, list(case.impls), op="run_test",
-                                            impl_handler=_impl_handler(family, case.variant), timeout=limits.call_timeout * 5)
-            finally:
-                reports.append(session.report)
-                if shared is None:
-                    session.close()
-    finally:
-        if shared is not None:
-            shared.close()
+    sessions = []
+    for case in order:
+        family = "binary_metrics" if case.function == "test_binary_metrics" else "roc"
+        session = Session(cells, notebook, sandbox=sandbox, limits=limits)
+        sessions.append(session)
+        try:
+            raw[case.id] = session.call(case.function, list(case.impls), op="run_test",
+                                        impl_handler=_impl_handler(family, case.variant), timeout=limits.call_timeout * 5)
+        finally:
+            session.close()
     results: dict[str, CaseResult] = {}
     correct_ok: dict[str, tuple[bool, str]] = {}
     for case in cases:
@@ -163,7 +151,7 @@ def _run_mutants(cells: list[tuple[int, str]], notebook: Path, cases: list[Case]
             results[case.id] = CaseResult(False, call, "测试抛出异常（发现错误）", "测试正常返回" if not out.failure else "—", why)
         else:
             results[case.id] = CaseResult(False, call, "", "", "你的测试同时拒绝了正确实现，发现错误不计分")
-    return results, reports
+    return results, sessions
 
 
 def mutants_label(case: Case) -> str:
@@ -199,9 +187,9 @@ def grade_notebook(assignment: Assignment, source: Path, submission: Path | None
                 if case.function in banned:
                     results[case.id] = CaseResult(False, reason=f"{case.function} 使用了 autograder.reference 或 scikit-learn，不得分")
             if any(c.kind == "mutant" for c in todo):
-                found, reports = _run_mutants(prepared.cells, submission, todo, sandbox, limits)
+                found, sessions = _run_mutants(prepared.cells, submission, todo, sandbox, limits)
                 results.update(found)
-                report = reports[0] if reports else None
+                report = sessions[0].report if sessions else None
             else:
                 session = Session(prepared.cells, submission, sandbox=sandbox, limits=limits)
                 try:

@@ -14,19 +14,10 @@ The student's code runs in a separate process under bubblewrap:
   size, open files, core dumps, and processes (a pids cgroup when the grader runs as
   root, ``RLIMIT_NPROC`` otherwise); the trusted side enforces a wall-clock timeout
   on every cell and every call and kills the whole process group when it expires.
-
-Assignment 5 (``Session(fork=True)``): one such sandbox per submission whose runner is a zygote
-that runs no student code; each planted implementation is judged in a forked child with new user,
-mount, IPC, network, UTS and PID namespaces, fresh tmpfs scratch, a hidden /proc, a new session
-keyring and no capabilities (see ``runner.py``).  The zygote is reused for the next run only after
-the grader has seen from outside that every process of the previous run is gone and has resynchronised
-the pipe with a fresh nonce (``Session.new_run``); any failure kills the sandbox, and the next run
-starts a new one.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import resource
 import select
@@ -121,16 +112,13 @@ def bwrap_available() -> str | None:
     return None
 
 
-def bwrap_command(notebook: Path | None, limits: Limits, *, zygote: bool = False) -> list[str]:
-    """The bubblewrap command line that runs the runner on ``notebook``.
-
-    ``zygote``: /dev is read-only (the forked runs share it; each gets its own /dev/shm).
-    """
+def bwrap_command(notebook: Path | None, limits: Limits) -> list[str]:
+    """The bubblewrap command line that runs the runner on ``notebook``."""
     cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
            "--uid", "65534", "--gid", "65534", "--hostname", "sandbox", "--cap-drop", "ALL",
            # The scratch file systems come first: a later bind of the Python installation or the
            # virtual environment may lie below /tmp (a checkout in /tmp), and must not be hidden.
-           "--proc", "/proc", "--dev", "/dev", *(["--remount-ro", "/dev"] if zygote else []),
+           "--proc", "/proc", "--dev", "/dev",
            "--size", str(limits.scratch_bytes), "--tmpfs", "/tmp",
            "--size", str(limits.scratch_bytes), "--tmpfs", "/home/student"]
     for d in ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"):
@@ -186,7 +174,7 @@ class _PidsCgroup:
                     self.path.rmdir()
                     return
                 except OSError:
-                    time.sleep(0.002 if _ < 25 else 0.05)
+                    time.sleep(0.05)
 
 
 def _read(p: Path) -> str:
@@ -194,32 +182,6 @@ def _read(p: Path) -> str:
         return p.read_text()
     except OSError:
         return ""
-
-
-def _tree(pid: int) -> set[tuple[int, str]]:
-    """(pid, start time) of every descendant of ``pid``, seen from the grader (host /proc)."""
-    out: set[tuple[int, str]] = set()
-    todo = [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            tids = os.listdir(f"/proc/{p}/task")
-        except OSError:
-            continue
-        for tid in tids:
-            try:
-                kids = Path(f"/proc/{p}/task/{tid}/children").read_text().split()
-            except OSError:
-                continue
-            for k in kids:
-                try:
-                    start = Path(f"/proc/{k}/stat").read_text().rpartition(")")[2].split()[19]
-                except (OSError, IndexError):
-                    start = "?"
-                if (int(k), start) not in out:
-                    out.add((int(k), start))
-                    todo.append(int(k))
-    return out
 
 
 def _preexec(limits: Limits, procs_file: str | None):
@@ -259,7 +221,7 @@ class Session:
     MAX_RESTARTS = 12
 
     def __init__(self, cells: list[tuple[int, str]], notebook: Path | None, *, sandbox: bool = True,
-                 limits: Limits | None = None, fork: bool = False) -> None:
+                 limits: Limits | None = None) -> None:
         self.cells = cells
         self.notebook = notebook
         self.sandbox = sandbox
@@ -271,18 +233,9 @@ class Session:
         self._cgroup: _PidsCgroup | None = None
         self.wall_seconds = 0.0
         self._started = False
-        # fork mode (assignment 5, sandbox only): one sandbox whose runner is a zygote that has run no
-        # student code; every run (see new_run) is a forked child with its own namespaces and scratch.
-        self.fork = fork and sandbox
-        self._child = False  # fork mode: a child is running
-        self._idle = False  # fork mode: the zygote is alive and waits for "fork"
-        self._baseline: set[tuple[int, str]] = set()
 
     # -- process management -------------------------------------------------------------------
     def _spawn(self) -> None:
-        if self.fork:
-            self._fork_child()
-            return
         runner = ["/opt/autograder/runner.py"] if self.sandbox else [str(RUNNER_DIR / "runner.py")]
         python = [sys.executable, "-I"]
         self._cgroup = _PidsCgroup(self.limits.processes) if self.sandbox else None
@@ -298,68 +251,7 @@ class Session:
                                      close_fds=True)
         self._buf = b""
 
-    def _fork_child(self) -> None:
-        """Fork mode: (re)start the zygote sandbox if needed, then ask it for a fresh child."""
-        self._child = False
-        if not (self._idle and self.proc is not None and self.proc.poll() is None):
-            self.kill()
-            # the zygote, the forking child and the run's init are 3 processes the student does not own
-            limits = dataclasses.replace(self.limits, processes=self.limits.processes + 3)
-            self._cgroup = _PidsCgroup(limits.processes)
-            procs = self._cgroup.procs_file()
-            cmd = bwrap_command(self.notebook, limits, zygote=True) + [sys.executable, "-I", "/opt/autograder/runner.py"]
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                         env=_env(), start_new_session=True, preexec_fn=_preexec(limits, procs),
-                                         close_fds=True)
-            self._buf = b""
-            hello = {"op": "zygote", "notebook": self.notebook.name if self.notebook else None,
-                     "scratch_bytes": self.limits.scratch_bytes}
-            if not self._send(hello):
-                return
-            msg = self._recv(time.monotonic() + self.limits.setup_timeout)
-            if not isinstance(msg, dict) or msg.get("op") != "zygote_ready":
-                self.kill()
-                return
-            self._baseline = _tree(self.proc.pid)  # no student code has run yet: init + zygote
-        self._idle = False
-        self._child = self._send({"op": "fork"})
-
-    def new_run(self) -> None:
-        """Fork mode: end the current child (if any) so that the next call runs in a fresh one.
-
-        Nothing the sandbox writes is trusted, so the zygote is reused only when (1) seen from
-        outside, the sandbox's processes are again exactly those present before any student code
-        ran (the child and all it started are gone), and (2) the zygote echoes a fresh random
-        nonce; every line before the echo (e.g. messages forged by the dead child) is dropped.
-        """
-        if self._child and self.proc is not None and self.proc.poll() is None:
-            ok = self._send({"op": "end"})
-            deadline = time.monotonic() + 5.0
-            while ok and _tree(self.proc.pid) != self._baseline:
-                if time.monotonic() > deadline or self.proc.poll() is not None:
-                    ok = False
-                time.sleep(0.001)
-            nonce = uuid.uuid4().hex
-            ok = ok and self._send({"op": "sync", "nonce": nonce})
-            while ok:
-                msg = self._recv(deadline)
-                if isinstance(msg, str):
-                    ok = False
-                elif msg.get("op") == "synced" and msg.get("nonce") == nonce:
-                    break
-            if ok:
-                self._idle = True
-            else:
-                self.kill()
-        self._child = False
-        self._started = False
-        self.report = SetupReport()
-
-    def _alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None and (self._child or not self.fork)
-
     def kill(self) -> None:
-        self._child = self._idle = False
         if self.proc is None:
             return
         try:
@@ -392,8 +284,7 @@ class Session:
     close = kill
 
     def _send(self, msg: dict) -> bool:
-        if self.proc is None or self.proc.stdin is None:
-            return False
+        assert self.proc is not None and self.proc.stdin is not None
         try:
             self.proc.stdin.write(wire.dumps(msg))
             self.proc.stdin.flush()
@@ -403,8 +294,7 @@ class Session:
 
     def _recv(self, deadline: float) -> dict | str:
         """Next message, or "timeout" / "crash" / "protocol"."""
-        if self.proc is None or self.proc.stdout is None:
-            return "crash"
+        assert self.proc is not None and self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()
@@ -435,7 +325,6 @@ class Session:
                 ok = self._send({"op": "setup", "cells": cells, "cell_timeout": self.limits.cell_timeout})
                 deadline = time.monotonic() + self.limits.setup_timeout
                 current: int | None = None
-                msg: dict | str = "crash"
                 while ok:
                     cell_deadline = min(deadline, time.monotonic() + self.limits.cell_timeout + 2.0)
                     msg = self._recv(cell_deadline if current is not None else deadline)
@@ -468,9 +357,9 @@ class Session:
             self.wall_seconds += time.monotonic() - t0
 
     def ensure_started(self) -> bool:
-        if self._alive():
+        if self.proc is not None and self.proc.poll() is None:
             return True
-        if self.proc is not None and not self.fork:
+        if self.proc is not None:
             self.kill()
         if self._started:
             self.report.restarts += 1
@@ -504,9 +393,6 @@ class Session:
                 if isinstance(reply, str):
                     self.kill()
                     return Outcome(False, failure=reply, impl_calls=impl_calls)
-                if reply.get("op") == "child_exit":  # fork mode: the child died during the call
-                    self.kill()
-                    return Outcome(False, failure="crash", impl_calls=impl_calls)
                 if reply.get("op") == "impl_call" and impl_handler is not None and impl_calls < 10_000:
                     impl_calls += 1
                     answer = impl_handler(reply)
