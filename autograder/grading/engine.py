@@ -14,7 +14,7 @@ from . import mutants, wire
 from .compare import compare
 from .notebook import forbidden_uses, prepare
 from .render import show, show_call, show_exc
-from .sandbox import Limits, Outcome, Session
+from .sandbox import Limits, Outcome, Session, SetupReport
 from .specs import Assignment, Case, CaseResult, expected_for
 
 FAILURE_TEXT = {
@@ -109,22 +109,47 @@ def _impl_handler(family: str, variant: str):
     return handle
 
 
-def _run_mutants(cells: list[tuple[int, str]], notebook: Path, cases: list[Case], sandbox: bool,
-                 limits: Limits) -> tuple[dict[str, CaseResult], list[Session]]:
-    """Assignment 5: each run in a fresh process, in random order; decide after all runs."""
+def _mutant_runs(cells, notebook, cases, sandbox, limits, *, shared):
+    """Run every case once, in random order; None instead of the outcomes if the shared sandbox restarted."""
     order = list(cases)
     random.SystemRandom().shuffle(order)
     raw: dict[str, Outcome] = {}
-    sessions = []
-    for case in order:
-        family = "binary_metrics" if case.function == "test_binary_metrics" else "roc"
-        session = Session(cells, notebook, sandbox=sandbox, limits=limits)
-        sessions.append(session)
-        try:
-            raw[case.id] = session.call(case.function, list(case.impls), op="run_test",
-                                        impl_handler=_impl_handler(family, case.variant), timeout=limits.call_timeout * 5)
-        finally:
-            session.close()
+    reports = []
+    zygote = Session(cells, notebook, sandbox=sandbox, limits=limits, fork=True) if shared else None
+    try:
+        for case in order:
+            family = "binary_metrics" if case.function == "test_binary_metrics" else "roc"
+            session = zygote or Session(cells, notebook, sandbox=sandbox, limits=limits)
+            session.new_run()
+            try:
+                raw[case.id] = session.call(case.function, list(case.impls), op="run_test",
+                                            impl_handler=_impl_handler(family, case.variant), timeout=limits.call_timeout * 5)
+            finally:
+                reports.append(session.report)
+                if zygote is None:
+                    session.close()
+            if zygote is not None and (zygote.proc is None or zygote.zygotes_started > 1):
+                return None, reports
+    finally:
+        if zygote is not None:
+            zygote.close()
+    return raw, reports
+
+
+def _run_mutants(cells: list[tuple[int, str]], notebook: Path, cases: list[Case], sandbox: bool,
+                 limits: Limits) -> tuple[dict[str, CaseResult], list[SetupReport]]:
+    """Assignment 5: each run in a fresh process, in random order; decide after all runs.
+
+    With the sandbox, one bubblewrap sandbox per submission: its runner is a zygote that has run no
+    student code and forks an isolated child per run (see ``runner.py`` and ``Session.new_run``);
+    without it (``--no-sandbox``), a fresh process per run.
+    """
+    raw, reports = _mutant_runs(cells, notebook, cases, sandbox, limits, shared=sandbox)
+    if raw is None:
+        # A run ended the shared sandbox (crash, timeout, garbage on the pipe), so later runs started in a
+        # new one, which they could notice: one bit from an earlier run.  Discard everything and judge
+        # every run in its own sandbox instead (slower, and nothing is shared at all).
+        raw, reports = _mutant_runs(cells, notebook, cases, sandbox, limits, shared=False)
     results: dict[str, CaseResult] = {}
     correct_ok: dict[str, tuple[bool, str]] = {}
     for case in cases:
@@ -151,7 +176,7 @@ def _run_mutants(cells: list[tuple[int, str]], notebook: Path, cases: list[Case]
             results[case.id] = CaseResult(False, call, "测试抛出异常（发现错误）", "测试正常返回" if not out.failure else "—", why)
         else:
             results[case.id] = CaseResult(False, call, "", "", "你的测试同时拒绝了正确实现，发现错误不计分")
-    return results, sessions
+    return results, reports
 
 
 def mutants_label(case: Case) -> str:
@@ -187,9 +212,9 @@ def grade_notebook(assignment: Assignment, source: Path, submission: Path | None
                 if case.function in banned:
                     results[case.id] = CaseResult(False, reason=f"{case.function} 使用了 autograder.reference 或 scikit-learn，不得分")
             if any(c.kind == "mutant" for c in todo):
-                found, sessions = _run_mutants(prepared.cells, submission, todo, sandbox, limits)
+                found, reports = _run_mutants(prepared.cells, submission, todo, sandbox, limits)
                 results.update(found)
-                report = sessions[0].report if sessions else None
+                report = reports[0] if reports else None
             else:
                 session = Session(prepared.cells, submission, sandbox=sandbox, limits=limits)
                 try:

@@ -9,6 +9,14 @@ and :mod:`wire` (mounted next to it).  Protocol (one JSON object per line):
 * ``{"op": "run_test", "id", "fn", "impls"}`` calls the student's test function with
   proxy functions; every proxy call is forwarded as ``impl_call`` and answered by
   ``impl_result`` from the trusted side, which runs the implementation under test.
+* Assignment 5 (zygote mode): the first line is ``{"op": "zygote", "notebook", "scratch_bytes", "keep"}``.
+  The runner answers ``zygote_ready`` BEFORE any student code has run, then for every
+  ``{"op": "fork"}`` forks a child that gets new user, mount, IPC, network and UTS namespaces,
+  a new session keyring, fresh tmpfs on /tmp, /dev/shm and /home/student (with a copy of the
+  notebook) and no capabilities, and then behaves exactly like a fresh runner (``setup``, calls,
+  ``{"op": "end"}`` ends it).  The zygote waits for the child, kills every other process of the
+  sandbox and answers ``child_exit``.  Student code never runs in the zygote, so nothing of one
+  run (memory, files, IPC objects, keys, processes) reaches the next one.
 
 Nothing this process sends is trusted: the grader only accepts plain data and
 compares it outside.  Student output goes nowhere (fds 1 and 2 point to /dev/null).
@@ -19,6 +27,7 @@ import os
 import re
 import signal
 import sys
+import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -81,6 +90,267 @@ def _alarm(signum, frame):
     raise _CellTimeout("单元执行超时")
 
 
+_CLONE_NEWNS, _CLONE_NEWUTS, _CLONE_NEWIPC, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = (
+    0x20000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000)
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
+
+
+_SCRATCH = ("/tmp", "/dev/shm", "/home/student")
+_MS_BIND, _MS_REC = 0x1000, 0x4000
+
+
+def _isolate(libc, ctypes, notebook, nb_bytes, scratch_bytes, keep):
+    """Runs in a freshly forked child, before any student code: private namespaces, fresh scratch, no capabilities.
+
+    ``keep``: read-only mounts of the sandbox (the Python installation, the virtual environment)
+    that lie below a scratch directory, e.g. a checkout in /tmp; the fresh tmpfs would hide them,
+    so each is held by an ``O_PATH`` descriptor and bound again (recursively, so its read-only
+    flag and the scikit-learn mask stay locked) on the same path inside the new tmpfs.
+
+    Returns in the student's process: pid 2 of a new PID namespace whose init (pid 1) only reaps.
+    """
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWNET | _CLONE_NEWUTS | _CLONE_NEWPID) != 0:
+        raise OSError(ctypes.get_errno(), "unshare")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as fh:
+            fh.write(text)
+    import platform
+
+    keyctl = _SYSCALLS.get(platform.machine(), (0, {"keyctl": -1}))[1]["keyctl"]
+    if libc.syscall(keyctl, 1, None) < 0:  # KEYCTL_JOIN_SESSION_KEYRING: a new anonymous session keyring
+        raise OSError(ctypes.get_errno(), "keyctl")
+    held = []
+    for path in keep:
+        path = os.path.normpath(str(path))
+        if path.startswith("/") and any(path.startswith(d + "/") for d in _SCRATCH):
+            held.append((path, os.open(path, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)))
+    opts = f"size={int(scratch_bytes)},mode=0755,uid={uid},gid={gid}".encode()
+    for target in _SCRATCH:
+        if libc.mount(b"tmpfs", target.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, opts) != 0:
+            raise OSError(ctypes.get_errno(), "mount " + target)
+    for path, fd in held:
+        os.makedirs(path, exist_ok=True)
+        if libc.mount(f"/proc/self/fd/{fd}".encode(), path.encode(), None, _MS_BIND | _MS_REC, None) != 0:
+            raise OSError(ctypes.get_errno(), "bind " + path)
+        os.close(fd)
+    os.chdir("/home/student")
+    _fresh_fds()
+    if notebook:
+        with open(notebook, "wb") as fh:
+            fh.write(nb_bytes)
+        os.chmod(notebook, 0o444)
+    # The sandbox's /proc shows the zygote's PID namespace (pid numbers would count earlier runs' processes)
+    # and a new proc cannot be mounted under bubblewrap's overmounts: hide it.
+    if libc.mount(b"tmpfs", b"/proc", b"tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, b"size=4k,mode=0555") != 0:
+        raise OSError(ctypes.get_errno(), "mount /proc")
+    for cap in range(64):  # PR_CAPBSET_DROP; EINVAL past the last capability is fine
+        libc.prctl(24, cap, 0, 0, 0)
+    libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    if libc.capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)()) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        raise OSError(ctypes.get_errno(), "no_new_privs")
+    _lockdown(libc, ctypes)
+    check = (Data * 2)()
+    if libc.capget(ctypes.byref(Header(0x20080522, 0)), check) != 0 or any(
+            d.effective or d.permitted or d.inheritable for d in check):
+        raise OSError("capabilities left")
+    if os.fork():  # this process: wait for the namespace's init, then leave
+        os.waitpid(-1, 0)
+        os._exit(0)
+    # pid 1 of the new PID namespace: start the student's process, reap, exit with it (which kills the rest)
+    student = os.fork()
+    if student == 0:
+        return
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(0)
+        if pid == student:
+            os._exit(0)
+
+
+def _fresh_fds():
+    """Forked child: share no open file description with the zygote.
+
+    Flags (``O_NONBLOCK``, ``O_APPEND``), ``F_SETSIG``/``F_SETOWN`` and ``flock`` locks live in the
+    open file description, which a plain fork shares: one run could leave them for the next.  The
+    protocol pipes are opened again through ``/proc/self/fd`` (a new description of the same pipe),
+    fds 0-2 get a new /dev/null, every other descriptor is closed.  (The pipes' buffer size belongs
+    to the pipe itself: the trusted side sets it back before every run.)
+    """
+    import fcntl
+    import stat
+
+    for fd in range(resource_limit_nofile()):
+        try:
+            mode = os.fstat(fd).st_mode
+        except OSError:
+            continue
+        if stat.S_ISFIFO(mode):
+            access = os.O_WRONLY if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY else os.O_RDONLY
+            new = os.open(f"/proc/self/fd/{fd}", access | os.O_CLOEXEC)
+        elif fd <= 2:
+            new = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+        else:
+            os.close(fd)
+            continue
+        os.dup2(new, fd, inheritable=fd <= 2)
+        os.close(new)
+
+
+def resource_limit_nofile():
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return 1024 if soft == resource.RLIM_INFINITY else min(int(soft), 1 << 16)
+
+
+# Syscalls student code never needs and that open ways out of the sandbox: new namespaces (a nested
+# user namespace grants mount rights there, e.g. of a cgroup hierarchy), mounts, moving the root,
+# process accounting, ptrace and cross-process memory access, BPF, perf, userfaultfd, io_uring,
+# kernel keyrings.  Numbers per architecture; "clone" is checked for namespace flags.
+_SYSCALLS = {
+    # machine: (AUDIT_ARCH, {name: nr}, x32 bit)
+    "x86_64": (0xC000003E, {"unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155,
+                            "chroot": 161, "acct": 163, "ptrace": 101, "process_vm_readv": 310,
+                            "process_vm_writev": 311, "bpf": 321, "perf_event_open": 298, "userfaultfd": 323,
+                            "io_uring_setup": 425, "open_tree": 428, "move_mount": 429, "fsopen": 430,
+                            "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+                            "add_key": 248, "request_key": 249, "keyctl": 250, "clone": 56, "clone3": 435},
+               0x40000000),
+    "aarch64": (0xC00000B7, {"unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41,
+                             "chroot": 51, "acct": 89, "ptrace": 117, "process_vm_readv": 270,
+                             "process_vm_writev": 271, "bpf": 280, "perf_event_open": 241, "userfaultfd": 282,
+                             "io_uring_setup": 425, "open_tree": 428, "move_mount": 429, "fsopen": 430,
+                             "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+                             "add_key": 217, "request_key": 218, "keyctl": 219, "clone": 220, "clone3": 435},
+                None),
+}
+_CLONE_NS_FLAGS = 0x10000000 | 0x20000 | 0x20000000 | 0x40000000 | 0x08000000 | 0x04000000 | 0x02000000 | 0x80
+
+
+def _lockdown(libc, ctypes):
+    """Install a seccomp filter (irreversible, inherited by every child) before any student code runs.
+
+    Denied calls fail with EPERM; ``clone3`` fails with ENOSYS so that the C library falls back to
+    ``clone``, whose flags a classic BPF filter can inspect; any other architecture ABI (x32, i386) is
+    killed.  Refuses to continue (raises) on a machine it has no syscall table for.
+    """
+    import platform
+
+    machine = platform.machine()
+    if machine not in _SYSCALLS:
+        raise OSError(f"no seccomp table for {machine}")
+    arch, nrs, x32 = _SYSCALLS[machine]
+    ld_nr, ld_arch, ld_arg0 = (0x20, 0, 0, 0), (0x20, 0, 0, 4), (0x20, 0, 0, 16)
+    allow, kill, eperm, enosys = 0x7FFF0000, 0x80000000, 0x00050000 | 1, 0x00050000 | 38
+    ret = lambda value: (0x06, 0, 0, value)  # noqa: E731
+    prog = [ld_arch, (0x15, 1, 0, arch), ret(kill), ld_nr]
+    if x32 is not None:
+        prog += [(0x35, 0, 1, x32), ret(kill)]  # JGE
+    for name, nr in nrs.items():
+        if name in ("clone", "clone3"):
+            continue
+        prog += [(0x15, 0, 1, nr), ret(eperm)]
+    prog += [(0x15, 0, 1, nrs["clone3"]), ret(enosys),
+             (0x15, 0, 3, nrs["clone"]), ld_arg0, (0x45, 0, 1, _CLONE_NS_FLAGS), ret(eperm),  # JSET
+             ret(allow)]
+
+    class Filter(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint32)]
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Filter))]
+
+    code = (Filter * len(prog))(*[Filter(*ins) for ins in prog])
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS (required for an unprivileged filter)
+        raise OSError(ctypes.get_errno(), "no_new_privs")
+    if libc.prctl(22, 2, ctypes.byref(Program(len(prog), code)), 0, 0) != 0:  # PR_SET_SECCOMP, MODE_FILTER
+        raise OSError(ctypes.get_errno(), "seccomp")
+
+
+def _others_alive(me):
+    """Processes of the sandbox other than pid 1 (bubblewrap's init) and the zygote, zombies excluded."""
+    left = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in (1, me):
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as fh:
+                state = fh.read().rpartition(")")[2].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in ("Z", "X"):
+            left.append(int(name))
+    return left
+
+
+def _reap_all(pid):
+    """Wait for the child, then kill every other process of the sandbox (the child's leftovers)."""
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    me = os.getpid()
+    for _ in range(10_000):
+        try:
+            os.kill(-1, signal.SIGKILL)  # everything we may signal except ourselves and pid 1
+        except ProcessLookupError:
+            pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        except ChildProcessError:
+            pass
+        if not _others_alive(me):
+            return True
+        time.sleep(0.001)
+    return False
+
+
+def _zygote(first, send, recv):
+    """Serve ``fork`` requests; returns only in a forked, isolated child."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: a child cannot ptrace or read/write the zygote's memory
+    notebook = os.path.basename(str(first.get("notebook") or ""))
+    nb_bytes = b""
+    if notebook:
+        with open(notebook, "rb") as fh:
+            nb_bytes = fh.read()
+    keep = [str(p) for p in first.get("keep") or []]
+    send({"op": "zygote_ready"})
+    while True:
+        msg = recv()
+        if msg.get("op") == "sync":  # the trusted side drops every line before this answer
+            send({"op": "synced", "nonce": str(msg.get("nonce"))})
+            continue
+        if msg.get("op") != "fork":
+            continue
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _isolate(libc, ctypes, notebook, nb_bytes, first.get("scratch_bytes", 32 << 20), keep)
+            except BaseException:  # noqa: BLE001 - never run student code half-isolated
+                os._exit(70)
+            return
+        if not _reap_all(pid):
+            os._exit(1)
+        send({"op": "child_exit"})
+
+
 class UndefinedMetricError(ValueError, ZeroDivisionError):
     """Raised by a proxy when the implementation under test raised it."""
 
@@ -101,6 +371,16 @@ def main():
 
     signal.signal(signal.SIGALRM, _alarm)
     setup = recv()
+    if setup.get("op") == "zygote":
+        _zygote(setup, send, recv)  # returns in a fresh child only, locked down by _isolate
+        setup = recv()
+    elif setup.get("lockdown"):
+        import ctypes
+
+        try:
+            _lockdown(ctypes.CDLL(None, use_errno=True), ctypes)
+        except BaseException:  # noqa: BLE001 - never run student code without the filter
+            os._exit(70)
     ns = {"__name__": "__main__", "__builtins__": builtins}
     for cell in setup["cells"]:
         send({"op": "cell_start", "index": cell["index"]})
@@ -147,6 +427,8 @@ def main():
                     raise NameError(f"没有定义测试函数 {msg['fn']}")
                 value = fn(*[make_proxy(name, call_id) for name in msg["impls"]])
                 value = None
+            elif op == "end":
+                os._exit(0)
             else:
                 continue
             try:

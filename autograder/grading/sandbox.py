@@ -14,10 +14,20 @@ The student's code runs in a separate process under bubblewrap:
   size, open files, core dumps, and processes (a pids cgroup when the grader runs as
   root, ``RLIMIT_NPROC`` otherwise); the trusted side enforces a wall-clock timeout
   on every cell and every call and kills the whole process group when it expires.
+
+Assignment 5 (``Session(fork=True)``): one such sandbox per submission whose runner is a zygote
+that runs no student code; each planted implementation is judged in a forked child with new user,
+mount, IPC, network, UTS and PID namespaces, fresh tmpfs scratch, a hidden /proc, a new session
+keyring and no capabilities (see ``runner.py``).  The zygote is reused for the next run only after
+the grader has seen from outside that every process of the previous run is gone and has resynchronised
+the pipe with a fresh nonce (``Session.new_run``); any failure kills the sandbox, and the next run
+starts a new one.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import fcntl
 import os
 import resource
 import select
@@ -36,6 +46,7 @@ from . import wire
 
 RUNNER_DIR = Path(__file__).resolve().parent
 _MAX_LINE = 64 << 20
+_F_SETPIPE_SZ, _PIPE_SIZE = 1031, 1 << 16
 
 
 class SandboxUnavailable(RuntimeError):
@@ -112,13 +123,16 @@ def bwrap_available() -> str | None:
     return None
 
 
-def bwrap_command(notebook: Path | None, limits: Limits) -> list[str]:
-    """The bubblewrap command line that runs the runner on ``notebook``."""
+def bwrap_command(notebook: Path | None, limits: Limits, *, zygote: bool = False) -> list[str]:
+    """The bubblewrap command line that runs the runner on ``notebook``.
+
+    ``zygote``: /dev is read-only (the forked runs share it; each gets its own /dev/shm).
+    """
     cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
            "--uid", "65534", "--gid", "65534", "--hostname", "sandbox", "--cap-drop", "ALL",
            # The scratch file systems come first: a later bind of the Python installation or the
            # virtual environment may lie below /tmp (a checkout in /tmp), and must not be hidden.
-           "--proc", "/proc", "--dev", "/dev",
+           "--proc", "/proc", "--dev", "/dev", *(["--remount-ro", "/dev"] if zygote else []),
            "--size", str(limits.scratch_bytes), "--tmpfs", "/tmp",
            "--size", str(limits.scratch_bytes), "--tmpfs", "/home/student"]
     for d in ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"):
@@ -135,7 +149,13 @@ def bwrap_command(notebook: Path | None, limits: Limits) -> list[str]:
             "--ro-bind", str(RUNNER_DIR / "wire.py"), "/opt/autograder/wire.py"]
     if notebook is not None:
         cmd += ["--ro-bind", str(notebook), f"/home/student/{notebook.name}"]
+    # bubblewrap's own root (/, /opt, /home and the mount points it made) is a tmpfs without a size
+    # limit and, in zygote mode, shared by every run: read-only.  Outside zygote mode, no nested user
+    # namespace either (the runner's seccomp filter forbids them too; the zygote needs one per run).
+    cmd += ["--remount-ro", "/"] + ([] if zygote else ["--unshare-user", "--disable-userns"])
     cmd += ["--chdir", "/home/student", "--clearenv"]
+    for key, value in _env().items():  # --clearenv keeps only what is set again here
+        cmd += ["--setenv", key, value]
     return cmd
 
 
@@ -143,6 +163,28 @@ def _env() -> dict[str, str]:
     return {"PATH": "/usr/bin:/bin", "HOME": "/home/student", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0",
             "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
             "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+
+
+_SWEPT: set[Path] = set()
+STALE_CGROUP_SECONDS = 3600.0
+
+
+def _sweep_stale_cgroups(base: Path) -> None:
+    """Once per process: remove our empty pids cgroups older than an hour (left by a grader killed with -9).
+
+    A cgroup that still has a process cannot be removed (EBUSY); a fresh one belongs to a running
+    grader and is left alone.
+    """
+    if base in _SWEPT:
+        return
+    _SWEPT.add(base)
+    now = time.time()
+    for old in base.glob("autograder-*"):
+        try:
+            if now - old.stat().st_mtime > STALE_CGROUP_SECONDS:
+                old.rmdir()
+        except OSError:
+            pass
 
 
 class _PidsCgroup:
@@ -155,6 +197,7 @@ class _PidsCgroup:
         for base in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup")):
             if (base / "cgroup.procs").exists() and ((base / "pids.max").exists() or base.name == "pids"
                                                      or "pids" in _read(base / "cgroup.subtree_control")):
+                _sweep_stale_cgroups(base)
                 try:
                     path = base / f"autograder-{uuid.uuid4().hex[:12]}"
                     path.mkdir()
@@ -174,7 +217,7 @@ class _PidsCgroup:
                     self.path.rmdir()
                     return
                 except OSError:
-                    time.sleep(0.05)
+                    time.sleep(0.002 if _ < 25 else 0.05)
 
 
 def _read(p: Path) -> str:
@@ -182,6 +225,32 @@ def _read(p: Path) -> str:
         return p.read_text()
     except OSError:
         return ""
+
+
+def _tree(pid: int) -> set[tuple[int, str]]:
+    """(pid, start time) of every descendant of ``pid``, seen from the grader (host /proc)."""
+    out: set[tuple[int, str]] = set()
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                kids = Path(f"/proc/{p}/task/{tid}/children").read_text().split()
+            except OSError:
+                continue
+            for k in kids:
+                try:
+                    start = Path(f"/proc/{k}/stat").read_text().rpartition(")")[2].split()[19]
+                except (OSError, IndexError):
+                    start = "?"
+                if (int(k), start) not in out:
+                    out.add((int(k), start))
+                    todo.append(int(k))
+    return out
 
 
 def _preexec(limits: Limits, procs_file: str | None):
@@ -221,7 +290,7 @@ class Session:
     MAX_RESTARTS = 12
 
     def __init__(self, cells: list[tuple[int, str]], notebook: Path | None, *, sandbox: bool = True,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, fork: bool = False) -> None:
         self.cells = cells
         self.notebook = notebook
         self.sandbox = sandbox
@@ -233,9 +302,19 @@ class Session:
         self._cgroup: _PidsCgroup | None = None
         self.wall_seconds = 0.0
         self._started = False
+        # fork mode (assignment 5, sandbox only): one sandbox whose runner is a zygote that has run no
+        # student code; every run (see new_run) is a forked child with its own namespaces and scratch.
+        self.fork = fork and sandbox
+        self._child = False  # fork mode: a child is running
+        self._idle = False  # fork mode: the zygote is alive and waits for "fork"
+        self._baseline: set[tuple[int, str]] = set()
+        self.zygotes_started = 0  # fork mode: more than one means a run ended its sandbox
 
     # -- process management -------------------------------------------------------------------
     def _spawn(self) -> None:
+        if self.fork:
+            self._fork_child()
+            return
         runner = ["/opt/autograder/runner.py"] if self.sandbox else [str(RUNNER_DIR / "runner.py")]
         python = [sys.executable, "-I"]
         self._cgroup = _PidsCgroup(self.limits.processes) if self.sandbox else None
@@ -251,7 +330,75 @@ class Session:
                                      close_fds=True)
         self._buf = b""
 
+    def _fork_child(self) -> None:
+        """Fork mode: (re)start the zygote sandbox if needed, then ask it for a fresh child."""
+        self._child = False
+        if not (self._idle and self.proc is not None and self.proc.poll() is None):
+            self.kill()
+            self.zygotes_started += 1
+            # the zygote, the forking child and the run's init are 3 processes the student does not own
+            limits = dataclasses.replace(self.limits, processes=self.limits.processes + 3)
+            self._cgroup = _PidsCgroup(limits.processes)
+            procs = self._cgroup.procs_file()
+            cmd = bwrap_command(self.notebook, limits, zygote=True) + [sys.executable, "-I", "/opt/autograder/runner.py"]
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                         env=_env(), start_new_session=True, preexec_fn=_preexec(limits, procs),
+                                         close_fds=True)
+            self._buf = b""
+            hello = {"op": "zygote", "notebook": self.notebook.name if self.notebook else None,
+                     "scratch_bytes": self.limits.scratch_bytes, "keep": _python_paths()}
+            if not self._send(hello):
+                return
+            msg = self._recv(time.monotonic() + self.limits.setup_timeout)
+            if not isinstance(msg, dict) or msg.get("op") != "zygote_ready":
+                self.kill()
+                return
+            self._baseline = _tree(self.proc.pid)  # no student code has run yet: init + zygote
+        self._idle = False
+        self._child = self._send({"op": "fork"})
+
+    def new_run(self) -> None:
+        """Fork mode: end the current child (if any) so that the next call runs in a fresh one.
+
+        Nothing the sandbox writes is trusted, so the zygote is reused only when (1) seen from
+        outside, the sandbox's processes are again exactly those present before any student code
+        ran (the child and all it started are gone), and (2) the zygote echoes a fresh random
+        nonce; every line before the echo (e.g. messages forged by the dead child) is dropped.
+        """
+        if self._child and self.proc is not None and self.proc.poll() is None:
+            ok = self._send({"op": "end"})
+            deadline = time.monotonic() + 5.0
+            while ok and _tree(self.proc.pid) != self._baseline:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    ok = False
+                time.sleep(0.001)
+            nonce = uuid.uuid4().hex
+            ok = ok and self._send({"op": "sync", "nonce": nonce})
+            while ok:
+                msg = self._recv(deadline)
+                if isinstance(msg, str):
+                    ok = False
+                elif msg.get("op") == "synced" and msg.get("nonce") == nonce:
+                    break
+            if ok:  # the buffer size belongs to the pipe, not to the child's descriptors: set it back
+                for stream in (self.proc.stdin, self.proc.stdout):
+                    try:
+                        fcntl.fcntl(stream.fileno(), _F_SETPIPE_SZ, _PIPE_SIZE)
+                    except OSError:
+                        ok = False
+            if ok:
+                self._idle = True
+            else:
+                self.kill()
+        self._child = False
+        self._started = False
+        self.report = SetupReport()
+
+    def _alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None and (self._child or not self.fork)
+
     def kill(self) -> None:
+        self._child = self._idle = False
         if self.proc is None:
             return
         try:
@@ -284,7 +431,8 @@ class Session:
     close = kill
 
     def _send(self, msg: dict) -> bool:
-        assert self.proc is not None and self.proc.stdin is not None
+        if self.proc is None or self.proc.stdin is None:
+            return False
         try:
             self.proc.stdin.write(wire.dumps(msg))
             self.proc.stdin.flush()
@@ -294,7 +442,8 @@ class Session:
 
     def _recv(self, deadline: float) -> dict | str:
         """Next message, or "timeout" / "crash" / "protocol"."""
-        assert self.proc is not None and self.proc.stdout is not None
+        if self.proc is None or self.proc.stdout is None:
+            return "crash"
         fd = self.proc.stdout.fileno()
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()
@@ -322,9 +471,11 @@ class Session:
             while self.report.restarts <= self.MAX_RESTARTS:
                 self._spawn()
                 cells = [{"index": i, "source": s} for i, s in self.cells if i not in self.report.skipped]
-                ok = self._send({"op": "setup", "cells": cells, "cell_timeout": self.limits.cell_timeout})
+                ok = self._send({"op": "setup", "cells": cells, "cell_timeout": self.limits.cell_timeout,
+                                 "lockdown": self.sandbox})
                 deadline = time.monotonic() + self.limits.setup_timeout
                 current: int | None = None
+                msg: dict | str = "crash"
                 while ok:
                     cell_deadline = min(deadline, time.monotonic() + self.limits.cell_timeout + 2.0)
                     msg = self._recv(cell_deadline if current is not None else deadline)
@@ -357,9 +508,9 @@ class Session:
             self.wall_seconds += time.monotonic() - t0
 
     def ensure_started(self) -> bool:
-        if self.proc is not None and self.proc.poll() is None:
+        if self._alive():
             return True
-        if self.proc is not None:
+        if self.proc is not None and not self.fork:
             self.kill()
         if self._started:
             self.report.restarts += 1
@@ -393,6 +544,9 @@ class Session:
                 if isinstance(reply, str):
                     self.kill()
                     return Outcome(False, failure=reply, impl_calls=impl_calls)
+                if reply.get("op") == "child_exit":  # fork mode: the child died during the call
+                    self.kill()
+                    return Outcome(False, failure="crash", impl_calls=impl_calls)
                 if reply.get("op") == "impl_call" and impl_handler is not None and impl_calls < 10_000:
                     impl_calls += 1
                     answer = impl_handler(reply)

@@ -11,6 +11,7 @@ the test process and comparing with the reference (see ``test_grade_e2e.py``).
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -54,7 +55,8 @@ def replace_in_answer(name: str, old: str, new: str, count: int = 1):
 def append(nb, *sources: str):
     nb = copy.deepcopy(nb)
     for s in sources:
-        nb.cells.append(new_code_cell(s))
+        # a cell id derived from the source keeps the committed corpus reproducible byte for byte
+        nb.cells.append(new_code_cell(s, id=hashlib.sha256(s.encode()).hexdigest()[:8]))
     return nb
 
 
@@ -143,6 +145,34 @@ def build() -> dict[str, tuple[str, object, object]]:
     c["attack_syntax_error_cell"] = (A1, append(solution(A1), "def broken(:\n    pass"), full(A1))
     c["attack_fork_bomb"] = (A1, append(solution(A1), "import os\nkids = 0\ntry:\n    for _ in range(200):\n        if os.fork() == 0:\n            import time\n            time.sleep(60)\n            os._exit(0)\n        kids += 1\nexcept OSError:\n    pass"), full(A1))
     c["attack_not_json_notebook"] = (A1, None, zero)
+    # assignment 5: a "test" that remembers earlier runs (files in every scratch directory, a daemon
+    # holding an abstract socket) and rejects whatever runs after the first one. Every run is isolated,
+    # so it never finds a mark and accepts everything, whatever the (random) order of the runs.
+    c["attack_ps5_cross_run_memory"] = (A5, replace_in_answer(A5, "def test_binary_metrics(binary_metrics):\n", (
+        "def test_binary_metrics(binary_metrics):\n"
+        "    import os, socket\n"
+        "    mark, found = 'cross-run-mark', False\n"
+        "    dirs = ('/tmp', '/dev/shm', os.path.expanduser('~'), '.')\n"
+        "    found = any(n.startswith(mark) for d in dirs for n in os.listdir(d))\n"
+        "    for d in dirs:\n"
+        "        try:\n"
+        "            open(os.path.join(d, mark), 'w').close()\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    probe = socket.socket(socket.AF_UNIX)\n"
+        "    found = found or probe.connect_ex('\\0' + mark) == 0\n"
+        "    if os.fork() == 0:\n"
+        "        os.setsid()\n"
+        "        if os.fork() == 0:\n"
+        "            srv = socket.socket(socket.AF_UNIX)\n"
+        "            srv.bind('\\0' + mark)\n"
+        "            srv.listen()\n"
+        "            __import__('time').sleep(300)\n"
+        "        os._exit(0)\n"
+        "    os.wait()\n"
+        "    assert not found, '之前的运行留下了痕迹'\n"
+        "    return\n")),
+        {"failed": [x.id for x in A[A5].cases if x.function == "test_binary_metrics" and "correct" not in x.id]})
     return c
 
 
