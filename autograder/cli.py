@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .grading import commands
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="autograder", description="课程作业的生成与评分（基于 nbgrader）")
@@ -40,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     chk.add_argument("--exercises")
 
     args = parser.parse_args(argv)
+    from .grading import commands  # here, not at the top: the grading workers re-import this module
+
     try:
         if args.command == "grade":
             return commands.grade(args)

@@ -17,7 +17,6 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from nbgrader.plugins.zipcollect import FileNameCollectorPlugin
 
 from .specs import Assignment
 
@@ -61,6 +60,8 @@ def _from_zips(root: Path, work: Path, assignments: dict[str, Assignment], regex
     for i, archive in enumerate(archives):
         _extract(archive, raw / f"{i:03d}")
     by_notebook = {a.notebook + ".ipynb": a.name for a in assignments.values()}
+    from nbgrader.plugins.zipcollect import FileNameCollectorPlugin  # only for zip downloads (slow import)
+
     plugin = FileNameCollectorPlugin(named_regexp=regexp, valid_ext=[".ipynb"])
     for f in sorted(raw.rglob("*.ipynb")):
         rel = f.relative_to(raw).parts[1:]

@@ -11,9 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import nbformat
-
-from . import ledger, nbgrader_glue, report, scheduler
+from . import report, scheduler
 from .collect import DEFAULT_REGEXP, find_submissions
 from .engine import SubmissionResult
 from .jobs import make_job
@@ -45,6 +43,13 @@ def _fingerprint(source: Path, notebook: Path | None, version: str) -> str:
 
 
 def grade(args: argparse.Namespace) -> int:
+    """``autograder grade``: see ``autograder grade --help`` and docs/scaling.md.
+
+    Order matters for speed: the local workers get a head start on the first submissions (in cost
+    order) while this process imports nbgrader and SQLAlchemy (~1.5 s) and opens the gradebook; a
+    head-start result is kept only if the gradebook's ledger then says the submission is pending.
+    """
+    t_start = time.monotonic()
     solutions = Path(args.solutions or REPO / "solutions").resolve()
     out = Path(args.out).resolve()
     subs_root = Path(args.submissions).resolve()
@@ -67,50 +72,72 @@ def grade(args: argparse.Namespace) -> int:
     db_url = _driver(args.db or f"sqlite:///{out / 'gradebook.db'}")
     log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     limits = Limits(call_timeout=args.call_timeout, memory_bytes=args.memory_mib << 20)
-
-    # 1. nbgrader generate_assignment: puts each assignment (notebooks, grade cells) into the gradebook.
-    course = out / ".nbgrader-course"
-    stamp_file = course / "generated.json"
-    stamps = json.loads(stamp_file.read_text()) if stamp_file.exists() else {}
-    todo = []
+    sources = {}
     for name, a in assignments.items():
-        src = solutions / name / f"{a.notebook}.ipynb"
-        if not src.is_file():
-            raise CannotGrade(f"找不到教师源 {src}")
-        key = hashlib.sha256(src.read_bytes() + db_url.encode()).hexdigest()
-        if stamps.get(name) != key:
-            todo.append(name)
-            stamps[name] = key
-    if todo:
-        log(f"nbgrader generate_assignment：{', '.join(todo)}")
-        try:
-            nbgrader_glue.generate(solutions, todo, course, db_url)
-        except nbgrader_glue.GenerationError as exc:
-            raise CannotGrade(str(exc)) from None
-        course.mkdir(parents=True, exist_ok=True)
-        stamp_file.write_text(json.dumps(stamps))
+        sources[name] = solutions / name / f"{a.notebook}.ipynb"
+        if not sources[name].is_file():
+            raise CannotGrade(f"找不到教师源 {sources[name]}")
 
-    # 2. find submissions, decide what changed: the ledger in the gradebook says what is committed
+    # 1. find submissions and their fingerprints, most expensive first
     subs = find_submissions(subs_root, assignments, out / ".collected",
                             regexp=args.collect_regexp or DEFAULT_REGEXP, warn=lambda m: log(f"警告：{m}"))
     if getattr(args, "student", None):
         subs = [s for s in subs if s.student in set(args.student)]
     version = grader_version()
-    results_dir = out / "results"
-    wait = float(getattr(args, "db_wait", 120.0))
+    entries = [(s, sources[s.assignment], _fingerprint(sources[s.assignment], s.notebook, version)) for s in subs]
+    entries.sort(key=lambda e: -_cost(assignments[e[0].assignment]))
+    scratch = getattr(args, "scratch", None)
+
+    def job_of(entry) -> dict:
+        s, src, fp = entry
+        return make_job(s.student, s.assignment, assignments[s.assignment].notebook, s.notebook, src, fp,
+                        sandbox=sandbox, limits=limits, scratch=scratch)
+
+    if getattr(args, "scheduler", None):
+        pool = scheduler.DaskPool(args.scheduler, log)
+    else:
+        pool = scheduler.LocalPool(args.jobs or os.cpu_count() or 1, log)
+        pool.head_start([job_of(e) for e in entries[:pool.window]])
     try:
-        gb = ledger.with_retry(lambda: nbgrader_glue.open_gradebook(db_url), wait=wait, log=log, what="打开成绩库")
-    except ledger.DatabaseUnavailable as exc:
-        raise CannotGrade(str(exc)) from None
-    try:
-        return _grade_pending(args, gb, assignments, subs, solutions, out, results_dir, version, sandbox, limits, log, wait)
-    except ledger.DatabaseUnavailable as exc:
-        raise CannotGrade(str(exc)) from None
-    finally:
+        from . import ledger, nbgrader_glue  # nbgrader, SQLAlchemy: imported while the head start runs
+
+        # 2. nbgrader generate_assignment: puts each assignment (notebooks, grade cells) into the gradebook.
+        course = out / ".nbgrader-course"
+        stamp_file = course / "generated.json"
+        stamps = json.loads(stamp_file.read_text()) if stamp_file.exists() else {}
+        todo = []
+        for name in assignments:
+            key = hashlib.sha256(sources[name].read_bytes() + db_url.encode()).hexdigest()
+            if stamps.get(name) != key:
+                todo.append(name)
+                stamps[name] = key
+        if todo:
+            log(f"nbgrader generate_assignment：{', '.join(todo)}")
+            try:
+                nbgrader_glue.generate(solutions, todo, course, db_url)
+            except nbgrader_glue.GenerationError as exc:
+                raise CannotGrade(str(exc)) from None
+            course.mkdir(parents=True, exist_ok=True)
+            stamp_file.write_text(json.dumps(stamps))
+
+        # 3. the ledger in the gradebook says what is committed
+        wait = float(getattr(args, "db_wait", 120.0))
         try:
-            gb.close()
-        except Exception:  # noqa: BLE001 - closing a connection to a database that went away
-            pass
+            gb = ledger.with_retry(lambda: nbgrader_glue.open_gradebook(db_url), wait=wait, log=log, what="打开成绩库")
+        except ledger.DatabaseUnavailable as exc:
+            raise CannotGrade(str(exc)) from None
+        try:
+            return _grade_pending(args, gb, assignments, subs, entries, job_of, pool, out, out / "results", log,
+                                  wait, t_start)
+        except ledger.DatabaseUnavailable as exc:
+            raise CannotGrade(str(exc)) from None
+        finally:
+            try:
+                gb.close()
+            except Exception:  # noqa: BLE001 - closing a connection to a database that went away
+                pass
+    finally:
+        pool.close()
 
 
 def _driver(url: str) -> str:
@@ -141,19 +168,15 @@ def _write_outputs(out: Path, results_dir: Path, a, data: dict) -> None:
     _write_atomic(out / "feedback" / data["student"] / data["assignment"] / f"{a.notebook}.html", report.feedback_html(a, data))
 
 
-def _grade_pending(args, gb, assignments, subs, solutions, out, results_dir, version, sandbox, limits, log, wait) -> int:
+def _grade_pending(args, gb, assignments, subs, entries, job_of, pool, out, results_dir, log, wait, t_start) -> int:
+    from . import ledger, nbgrader_glue
+
     engine = gb.engine
     reset = gb.db.rollback
     retry = lambda fn, what: ledger.with_retry(fn, wait=wait, log=log, what=what, reset=reset)  # noqa: E731
     retry(lambda: ledger.ensure_table(engine), "建立评分记录表")
     committed = retry(lambda: ledger.fingerprints(engine, list(assignments)), "读取评分记录")
-    pending = []
-    for s in subs:
-        a = assignments[s.assignment]
-        src = solutions / a.name / f"{a.notebook}.ipynb"
-        fp = _fingerprint(src, s.notebook, version)
-        if args.force or committed.get((s.student, s.assignment)) != fp:
-            pending.append((s, src, fp))
+    pending = [e for e in entries if args.force or committed.get((e[0].student, e[0].assignment)) != e[2]]
     log(f"共 {len(subs)} 份提交，需要评分 {len(pending)} 份（其余已在成绩库中且未变化）")
 
     # results/ and feedback/ are derived from the ledger: repair what a crash left behind
@@ -170,23 +193,16 @@ def _grade_pending(args, gb, assignments, subs, solutions, out, results_dir, ver
         if not same:
             _write_outputs(out, results_dir, assignments[data["assignment"]], data)
 
-    # 3. grade in parallel (workers never touch the gradebook); this process records each result
+    # 4. grade in parallel (workers never touch the gradebook); this process records each result
     #    together with its ledger row in one transaction, as it completes
-    pending.sort(key=lambda p: -_cost(assignments[p[0].assignment]))
-    if getattr(args, "scheduler", None):
-        pool = scheduler.DaskPool(args.scheduler, log)
-    else:
-        pool = scheduler.LocalPool(args.jobs or os.cpu_count() or 1, log)
-    scratch = getattr(args, "scratch", None)
-    jobs_iter = (make_job(s.student, s.assignment, assignments[s.assignment].notebook, s.notebook, src, fp,
-                          sandbox=sandbox, limits=limits, scratch=scratch) for s, src, fp in pending)
-    progress = Progress(len(pending), log)
+    jobs_iter = (job_of(e) for e in pending)
+    progress = Progress(len(pending), log, start=t_start)
     if pending:
         log(f"评分：{pool.describe()}")
     failed: list[str] = []
     totals = {"process_start_and_cells": 0.0, "calls_and_checks": 0.0, "setup": 0.0, "grade": 0.0, "db": 0.0}
-    t0 = time.monotonic()
-    for job, payload, error in pool.run(jobs_iter):
+    wanted_keys = {(e[0].student, e[0].assignment, e[2]) for e in pending}
+    for job, payload, error in pool.run(jobs_iter, wanted=wanted_keys):
         name = f"{job['student']}/{job['assignment']}"
         if error is not None:
             failed.append(name)
@@ -206,9 +222,9 @@ def _grade_pending(args, gb, assignments, subs, solutions, out, results_dir, ver
         if timeouts:
             note += f"；第 {', '.join(map(str, timeouts))} 个单元执行超时，已中断"
         progress.tick(f"{name}：{result.score:g}/{result.max_score:g} 分（{result.seconds:.1f} 秒{note}）")
-    wall = time.monotonic() - t0
+    wall = time.monotonic() - t_start
 
-    # 4. nbgrader CSV export and the instructor summary over all committed results
+    # 5. nbgrader CSV export and the instructor summary over all committed results
     retry(lambda: nbgrader_glue.export_csv(gb, out / "grades.csv"), "导出 grades.csv")
     all_results = retry(lambda: ledger.results(engine, list(assignments)), "读取评分记录")
     report.write_summary(out, assignments, all_results)
@@ -236,6 +252,8 @@ def _dirs(args: argparse.Namespace) -> tuple[Path, Path]:
 
 def generate(args: argparse.Namespace) -> int:
     solutions, exercises = _dirs(args)
+    from . import nbgrader_glue
+
     names = args.names or sorted(all_assignments())
     nbgrader_glue.generate_exercises(solutions, exercises, names)
     print(f"已生成 {', '.join(names)} 到 {exercises}")
@@ -244,6 +262,8 @@ def generate(args: argparse.Namespace) -> int:
 
 def stale_exercises(solutions: Path, exercises: Path, names: list[str]) -> list[str]:
     """Assignments whose student version differs from a fresh ``nbgrader generate_assignment`` output."""
+    from . import nbgrader_glue
+
     stale = []
     with tempfile.TemporaryDirectory(prefix="autograder-check-") as tmp:
         fresh = Path(tmp) / "exercises"
@@ -257,6 +277,8 @@ def stale_exercises(solutions: Path, exercises: Path, names: list[str]) -> list[
                 continue
             for rel in a_files:
                 if rel.suffix == ".ipynb":
+                    import nbformat
+
                     same = nbformat.read(fresh / name / rel, as_version=4) == nbformat.read(b_dir / rel, as_version=4)
                 else:
                     same = (fresh / name / rel).read_bytes() == (b_dir / rel).read_bytes()

@@ -9,17 +9,19 @@ Cells are matched to the instructor source by their nbgrader ``grade_id``:
   the grader -- so editing or deleting them changes nothing (the feedback says so);
 * cells the student added run as student code.
 
-nbgrader's own checksums (``nbgrader.utils.compute_checksum``) detect edited locked cells.
+nbgrader's checksum (the formula of ``nbgrader.utils.compute_checksum``, reimplemented on plain
+JSON so that grading workers need neither nbformat nor nbgrader, whose imports take ~1.3 s per
+process; ``tests/autograder/test_notebook_reader.py`` checks both against nbgrader) detects edited
+locked cells.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import nbformat
-from nbgrader.utils import compute_checksum
 
 MAX_NOTEBOOK_BYTES = 20 << 20
 FORBIDDEN_MODULES = ("autograder", "sklearn")
@@ -39,8 +41,51 @@ def _nbgrader_meta(cell) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
-def source_cells(source_path: Path) -> list:
-    return nbformat.read(str(source_path), as_version=4).cells
+def _text(value) -> str:
+    """A cell's source as stored on disk: a string or a list of lines."""
+    if isinstance(value, list):
+        return "".join(str(v) for v in value)
+    return value if isinstance(value, str) else str(value)
+
+
+def read_cells(text: str) -> list[dict]:
+    """The cells of an nbformat-4 notebook given as JSON text (``ValueError`` if it is not one)."""
+    nb = json.loads(text)
+    if not isinstance(nb, dict) or nb.get("nbformat") != 4 or not isinstance(nb.get("cells"), list):
+        raise ValueError("不是 nbformat 4 格式的笔记本")
+    cells = []
+    for cell in nb["cells"]:
+        if isinstance(cell, dict):
+            cell = dict(cell, source=_text(cell.get("source", "")))
+            if not isinstance(cell.get("metadata"), dict):
+                cell["metadata"] = {}
+        cells.append(cell)
+    return cells
+
+
+def checksum(cell: dict) -> str:
+    """nbgrader's checksum of a graded cell (``nbgrader.utils.compute_checksum``), on a plain dict."""
+    meta = _nbgrader_meta(cell)
+    grade, solution = meta.get("grade", False), meta.get("solution", False)
+    locked = False if solution else (True if grade else meta.get("locked", False))
+    m = hashlib.md5()  # noqa: S324 - nbgrader's formula, not a security use
+    for part in (cell.get("source", ""), cell.get("cell_type", ""), str(grade), str(solution), str(locked),
+                 meta["grade_id"]):
+        m.update(str(part).encode("utf-8"))
+    if grade:
+        m.update(str(float(meta["points"])).encode("utf-8"))
+    return m.hexdigest()
+
+
+def _same(cell: dict, src: dict) -> bool:
+    try:
+        return checksum(cell) == checksum(src)
+    except (KeyError, TypeError, ValueError):  # metadata the formula cannot digest: certainly edited
+        return False
+
+
+def source_cells(source_path: Path) -> list[dict]:
+    return read_cells(source_path.read_text(encoding="utf-8"))
 
 
 def prepare(source_path: Path, submission_path: Path) -> PreparedNotebook:
@@ -56,20 +101,20 @@ def prepare(source_path: Path, submission_path: Path) -> PreparedNotebook:
         if submission_path.stat().st_size > MAX_NOTEBOOK_BYTES:
             out.error = f"笔记本文件超过 {MAX_NOTEBOOK_BYTES >> 20} MiB，无法评分（请清除输出后重新提交）"
             return out
-        nb = nbformat.reads(submission_path.read_text(encoding="utf-8"), as_version=4)
+        cells = read_cells(submission_path.read_text(encoding="utf-8"))
     except Exception as exc:  # noqa: BLE001 - any malformed file is a graded (zero) submission
         out.error = f"无法读取笔记本：{type(exc).__name__}: {str(exc)[:300]}"
         return out
     seen: set[str] = set()
     run: list[tuple[int, str]] = []
-    for i, cell in enumerate(nb.get("cells", [])):
+    for i, cell in enumerate(cells):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         text = cell.get("source", "")
         text = "".join(text) if isinstance(text, list) else str(text)
         gid = _nbgrader_meta(cell).get("grade_id")
         src = by_id.get(gid) if isinstance(gid, str) else None
-        if src is None or src.cell_type != "code" or gid in seen:
+        if src is None or src.get("cell_type") != "code" or gid in seen:
             run.append((i, text))
             continue
         seen.add(gid)
@@ -77,24 +122,24 @@ def prepare(source_path: Path, submission_path: Path) -> PreparedNotebook:
         if smeta.get("solution"):
             run.append((i, text))
             continue
-        if compute_checksum(cell) != compute_checksum(src) or text != src.source:
+        if not _same(cell, src) or text != src["source"]:
             kind = "测试单元" if smeta.get("grade") else "带锁单元"
             out.notes.append(f"{kind} {gid} 被修改（或其元数据被修改）；评分使用原始版本，修改不影响分数。")
         if not smeta.get("grade"):
-            run.append((i, src.source))
+            run.append((i, src["source"]))
     # locked setup cells and answer cells missing from the submission
     missing_setup = []
     for c in src_cells:
         meta = _nbgrader_meta(c)
         gid = meta.get("grade_id")
-        if c.cell_type != "code" or not gid or gid in seen:
+        if c.get("cell_type") != "code" or not gid or gid in seen:
             continue
         if meta.get("solution"):
             out.notes.append(f"答案单元 {gid} 不在提交的笔记本中（被删除或元数据被修改）；只评分笔记本中实际存在的代码。")
         elif meta.get("grade"):
             out.notes.append(f"测试单元 {gid} 被删除；测试由评分程序执行，删除不影响分数。")
         else:
-            missing_setup.append((-1 - len(missing_setup), c.source))
+            missing_setup.append((-1 - len(missing_setup), c["source"]))
             out.notes.append(f"带锁单元 {gid} 被删除；评分时已从原始版本恢复。")
     out.cells = missing_setup + run
     return out

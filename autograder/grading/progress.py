@@ -14,11 +14,11 @@ def _clock(seconds: float) -> str:
 class Progress:
     """One line per finished submission: ``[k/N] text · R 份/分钟 · 已用 m:ss · 预计剩余 m:ss``."""
 
-    def __init__(self, total: int, log: Callable[[str], None]) -> None:
+    def __init__(self, total: int, log: Callable[[str], None], start: float | None = None) -> None:
         self.total = total
         self.done = 0
         self.log = log
-        self.t0 = time.monotonic()
+        self.t0 = time.monotonic() if start is None else start  # start: when the first job was started
 
     def rate(self) -> float:
         """Submissions per minute so far."""

@@ -29,6 +29,11 @@ def _name(job: dict) -> str:
     return f"{job['student']}/{job['assignment']}"
 
 
+def job_key(job: dict) -> tuple[str, str, str]:
+    """What identifies a job's result: student, assignment and the fingerprint of the graded bytes."""
+    return job["student"], job["assignment"], job["fingerprint"]
+
+
 class LocalPool:
     """Process pool on this machine."""
 
@@ -45,12 +50,32 @@ class LocalPool:
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=worker_init)
 
-    def run(self, jobs: Iterable[dict]) -> Iterator[Event]:
+    def head_start(self, jobs: list[dict]) -> None:
+        """Start these jobs now, before :meth:`run` knows which jobs are wanted.
+
+        :meth:`run` takes over a started job when the same job (:func:`job_key`) comes from its
+        source, and drops (cancels, or ignores the result of) those it is not asked for.
+        """
+        self._executor = self._pool()
+        self._early = {}
+        for job in jobs:
+            self._early[job_key(job)] = (self._executor.submit(grade_job, job), job)
+
+    def close(self) -> None:
+        """Shut down a head start that :meth:`run` never took over (e.g. the gradebook could not open)."""
+        executor, self._executor, self._early = getattr(self, "_executor", None), None, {}
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def run(self, jobs: Iterable[dict], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
         source = iter(jobs)
         retry: deque[dict] = deque()
         tries: dict[int, int] = {}
         inflight: dict = {}
-        pool = self._pool()
+        pool, early = getattr(self, "_executor", None) or self._pool(), getattr(self, "_early", {})
+        self._executor, self._early = None, {}
+        for key in [k for k in early if wanted is not None and k not in wanted]:
+            early.pop(key)[0].cancel()  # already graded: its result (if it runs anyway) is never read
         try:
             while True:
                 submit_broken = False
@@ -58,6 +83,10 @@ class LocalPool:
                     job = retry.popleft() if retry else next(source, None)
                     if job is None:
                         break
+                    started = early.pop(job_key(job), None)
+                    if started is not None:
+                        inflight[started[0]] = started[1]
+                        continue
                     try:
                         inflight[pool.submit(grade_job, job)] = job
                     except BrokenProcessPool:  # a worker died after the last wait: restart the pool below
@@ -118,7 +147,10 @@ class DaskPool:
     def describe(self) -> str:
         return f"Dask 集群 {self.client.scheduler.address}：{self.workers} 个评分线程"
 
-    def run(self, jobs: Iterable[dict]) -> Iterator[Event]:
+    def close(self) -> None:
+        self.client.close()
+
+    def run(self, jobs: Iterable[dict], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
         from distributed import as_completed
 
         source = iter(jobs)

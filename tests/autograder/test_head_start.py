@@ -1,0 +1,39 @@
+"""LocalPool's head start: jobs started before the ledger is read are kept only when wanted, and never twice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.grading import scheduler
+from autograder.grading.jobs import make_job
+from autograder.grading.sandbox import Limits
+from autograder.grading.specs import get_assignment
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _job(student: str, fingerprint: str) -> dict:
+    a = get_assignment("ps1_threshold_metrics")
+    src = REPO / "solutions" / a.name / f"{a.notebook}.ipynb"
+    return make_job(student, a.name, a.notebook, src, src, fingerprint, sandbox=True, limits=Limits())
+
+
+def test_head_start_jobs_are_taken_over_or_dropped():
+    pool = scheduler.LocalPool(2, lambda msg: None)
+    early = [_job("s1", "f1"), _job("s2", "f2"), _job("s3", "old")]
+    pool.head_start(early)
+    # the ledger says: s1 is already committed, s3 changed since the head start began, s4 is new
+    later = [_job("s2", "f2"), _job("s3", "new"), _job("s4", "f4")]
+    seen = []
+    for job, payload, error in pool.run(later, wanted={scheduler.job_key(j) for j in later}):
+        assert error is None and payload["result"]["score"] == payload["result"]["max_score"] > 0
+        seen.append(scheduler.job_key(job))
+    assert sorted(seen) == [("s2", "ps1_threshold_metrics", "f2"), ("s3", "ps1_threshold_metrics", "new"),
+                            ("s4", "ps1_threshold_metrics", "f4")]
+
+
+def test_close_without_run_stops_the_head_start():
+    pool = scheduler.LocalPool(1, lambda msg: None)
+    pool.head_start([_job("s1", "f1"), _job("s2", "f2"), _job("s3", "f3")])
+    pool.close()
+    assert list(pool.run([])) == []  # a run after close starts from nothing
