@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -51,5 +52,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def run() -> None:
+    """Console entry point: ``main`` and a fast exit.
+
+    Everything has been written and closed when ``main`` returns (results atomically, the gradebook
+    committed and closed); tearing down the ~2000 modules that nbgrader pulls in would take another
+    0.6 s, so the process ends with ``os._exit`` after flushing its output.
+    """
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

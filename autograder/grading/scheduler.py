@@ -129,7 +129,9 @@ class LocalPool:
                         yield job, None, "评分工作进程反复意外退出"
                     pool = self._pool()
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+            # all done: wait for the idle workers to leave so their queues and semaphores are released
+            # now (the command may end with os._exit); otherwise do not wait for jobs still running
+            pool.shutdown(wait=not inflight, cancel_futures=True)
 
 
 class DaskPool:
@@ -150,6 +152,23 @@ class DaskPool:
     def close(self) -> None:
         self.client.close()
 
+    def _workers(self) -> set[str]:
+        try:
+            return set(self.client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.workers)))
+        except Exception:  # noqa: BLE001 - the scheduler is busy or gone: no news this time
+            return set()
+
+    def _announce_lost_workers(self, known: set[str]) -> set[str]:
+        """Log the workers that left the cluster since the last look (Dask reruns their tasks itself)."""
+        now = self._workers()
+        if not now:
+            return known
+        lost = sorted(known - now)
+        if lost:
+            self.log(f"警告：Dask 工作进程 {'，'.join(lost)} 已断开；Dask 会在其他工作进程上重新运行它们未完成的评分任务"
+                     f"（当前 {len(now)} 个工作进程）")
+        return now
+
     def run(self, jobs: Iterable[dict], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
         from distributed import as_completed
 
@@ -163,6 +182,7 @@ class DaskPool:
             inflight[fut.key] = job
             ac.add(fut)
 
+        known = self._workers()
         try:
             for _ in range(self.window):
                 job = next(source, None)
@@ -170,6 +190,7 @@ class DaskPool:
                     break
                 submit(job)
             for fut in ac:
+                known = self._announce_lost_workers(known)
                 job = inflight.pop(fut.key)
                 try:
                     payload = fut.result()

@@ -34,4 +34,5 @@ def test_dask_cluster_with_a_worker_killed(corpus, reference, backend, cluster):
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err[-3000:]
     assert "Dask 集群" in err
+    assert "已断开；Dask 会在其他工作进程上重新运行" in err  # the lost worker is announced
     assert_same(snapshot(backend.url), reference)
