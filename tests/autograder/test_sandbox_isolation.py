@@ -327,3 +327,22 @@ def test_a_run_that_ends_the_shared_sandbox_sends_nothing_to_later_runs(monkeypa
     results, _ = engine._run_mutants([(0, RESTART_BIT)], None, cases, True, Limits())
     assert calls == [True, False]
     assert set(results) == {c.id for c in cases}
+
+
+def test_stale_empty_cgroups_of_killed_graders_are_removed(monkeypatch):
+    """A grader killed with -9 leaves its empty pids cgroups; the next grader removes those older than an hour."""
+    base = next((b for b in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup")) if (b / "cgroup.procs").exists()), None)
+    if base is None or os.geteuid() != 0:
+        pytest.skip("needs root and a cgroup file system (the sandbox then limits processes with RLIMIT_NPROC)")
+    old, fresh = base / "autograder-stale0test", base / "autograder-fresh0test"
+    for d in (old, fresh):
+        d.mkdir()
+    os.utime(old, (time.time() - 2 * sandbox.STALE_CGROUP_SECONDS,) * 2)
+    try:
+        monkeypatch.setattr(sandbox, "_SWEPT", set())
+        sandbox._sweep_stale_cgroups(base)
+        assert not old.exists() and fresh.exists()
+    finally:
+        for d in (old, fresh):
+            if d.exists():
+                d.rmdir()
