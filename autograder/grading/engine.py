@@ -115,7 +115,7 @@ def _mutant_runs(cells, notebook, cases, sandbox, limits, *, shared):
     random.SystemRandom().shuffle(order)
     raw: dict[str, Outcome] = {}
     reports = []
-    zygote = Session(cells, notebook, sandbox=sandbox, limits=limits, fork=True) if shared else None
+    zygote = Session(cells, notebook, sandbox=sandbox, limits=limits) if shared else None
     try:
         for case in order:
             family = "binary_metrics" if case.function == "test_binary_metrics" else "roc"

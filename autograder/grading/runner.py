@@ -120,6 +120,7 @@ def _isolate(libc, ctypes, notebook, nb_bytes, scratch_bytes, keep):
     keyctl = _SYSCALLS.get(platform.machine(), (0, {"keyctl": -1}))[1]["keyctl"]
     if libc.syscall(keyctl, 1, None) < 0:  # KEYCTL_JOIN_SESSION_KEYRING: a new anonymous session keyring
         raise OSError(ctypes.get_errno(), "keyctl")
+    _seal_devices(libc, ctypes)
     held = []
     for path in keep:
         path = os.path.normpath(str(path))
@@ -179,6 +180,31 @@ def _isolate(libc, ctypes, notebook, nb_bytes, scratch_bytes, keep):
             os._exit(0)
 
 
+# statvfs f_flag bit -> mount flag that a remount must repeat (locked flags cannot be dropped)
+_KEEP_FLAGS = ((2, 2), (4, 4), (8, 8), (1024, 1024), (2048, 2048), (4096, 1 << 21))  # nosuid nodev noexec noatime nodiratime relatime
+
+
+def _seal_devices(libc, ctypes):
+    """Remount every mount below /dev read-only (except /dev/shm, replaced by a fresh tmpfs).
+
+    bubblewrap binds the host's device nodes (null, zero, full, random, urandom, tty) and a devpts
+    into /dev; the sandbox's uid maps to host uid 0, so through a writable bind student code could
+    chmod or utime the host's own /dev/null (break every later sandbox, or pass bits to a later run).
+    A read-only mount refuses both (EROFS) while reads and writes of the devices keep working.
+    """
+    with open("/proc/self/mountinfo", "rb") as fh:
+        points = [line.split(b" ")[4].decode("unicode_escape") for line in fh]
+    for point in sorted(set(points)):
+        if not point.startswith("/dev/") or point == "/dev/shm" or point.startswith("/dev/shm/"):
+            continue
+        flags = os.statvfs(point).f_flag
+        keep = sum(ms for st, ms in _KEEP_FLAGS if flags & st)
+        if libc.mount(None, point.encode(), None, 0x20 | 0x1000 | _MS_RDONLY | keep, None) != 0:  # MS_REMOUNT | MS_BIND
+            raise OSError(ctypes.get_errno(), "remount read-only " + point)
+        if not os.statvfs(point).f_flag & 1:  # ST_RDONLY
+            raise OSError("still writable: " + point)
+
+
 def _fresh_fds():
     """Forked child: share no open file description with the zygote.
 
@@ -225,14 +251,14 @@ _SYSCALLS = {
                             "chroot": 161, "acct": 163, "ptrace": 101, "process_vm_readv": 310,
                             "process_vm_writev": 311, "bpf": 321, "perf_event_open": 298, "userfaultfd": 323,
                             "io_uring_setup": 425, "open_tree": 428, "move_mount": 429, "fsopen": 430,
-                            "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+                            "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "open_tree_attr": 467,
                             "add_key": 248, "request_key": 249, "keyctl": 250, "clone": 56, "clone3": 435},
                0x40000000),
     "aarch64": (0xC00000B7, {"unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41,
                              "chroot": 51, "acct": 89, "ptrace": 117, "process_vm_readv": 270,
                              "process_vm_writev": 271, "bpf": 280, "perf_event_open": 241, "userfaultfd": 282,
                              "io_uring_setup": 425, "open_tree": 428, "move_mount": 429, "fsopen": 430,
-                             "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+                             "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "open_tree_attr": 467,
                              "add_key": 217, "request_key": 218, "keyctl": 219, "clone": 220, "clone3": 435},
                 None),
 }
@@ -371,16 +397,9 @@ def main():
 
     signal.signal(signal.SIGALRM, _alarm)
     setup = recv()
-    if setup.get("op") == "zygote":
-        _zygote(setup, send, recv)  # returns in a fresh child only, locked down by _isolate
+    if setup.get("op") == "zygote":  # the sandbox; without it (--no-sandbox) the first line is "setup"
+        _zygote(setup, send, recv)  # returns in a fresh child only, isolated and locked down by _isolate
         setup = recv()
-    elif setup.get("lockdown"):
-        import ctypes
-
-        try:
-            _lockdown(ctypes.CDLL(None, use_errno=True), ctypes)
-        except BaseException:  # noqa: BLE001 - never run student code without the filter
-            os._exit(70)
     ns = {"__name__": "__main__", "__builtins__": builtins}
     for cell in setup["cells"]:
         send({"op": "cell_start", "index": cell["index"]})

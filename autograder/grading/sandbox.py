@@ -1,27 +1,27 @@
 """Start the sandboxed student process and talk to it.
 
-The student's code runs in a separate process under bubblewrap:
+The student's code runs under bubblewrap, in two layers:
 
-* new user, PID, network, IPC, UTS and cgroup namespaces (``--unshare-all``), uid/gid 65534
-  inside, no capabilities, ``--die-with-parent``, a new session;
-* a filesystem made only of read-only binds of ``/usr``, ``/lib*``, the Python
-  installation and the virtual environment (with scikit-learn masked by an empty
-  tmpfs), the runner and its wire module, the one submitted notebook (read-only),
-  and a size-limited tmpfs as home and working directory; nothing from the course
-  repository, the submissions, the hidden tests or the gradebook is visible;
-* an empty environment (``--clearenv``) plus a few fixed variables;
-* resource limits (``setrlimit`` before ``exec``): address space, CPU seconds, file
-  size, open files, core dumps, and processes (a pids cgroup when the grader runs as
-  root, ``RLIMIT_NPROC`` otherwise); the trusted side enforces a wall-clock timeout
-  on every cell and every call and kills the whole process group when it expires.
+* the sandbox: new user, PID, network, IPC, UTS and cgroup namespaces (``--unshare-all``),
+  uid/gid 65534 inside, no capabilities, ``--die-with-parent``, a new session; a file system made
+  only of read-only binds of ``/usr``, ``/lib*``, the Python installation and the virtual
+  environment (scikit-learn masked by a sealed, read-only empty tmpfs), the runner and its wire
+  module and the one submitted notebook, on a read-only root with a read-only ``/dev``; nothing
+  from the course repository, the submissions, the hidden tests or the gradebook is visible; a fixed
+  minimal environment (``--clearenv`` plus ``--setenv``); resource limits (``setrlimit`` before
+  ``exec``: address space, CPU seconds, file size, open files, core dumps) and a pids cgroup when
+  the grader runs as root (``RLIMIT_NPROC`` otherwise);
+* inside it, the runner starts as a zygote that never runs student code and forks the process that
+  does (see ``runner.py``): new user, mount, IPC, network, UTS and PID namespaces, size-limited
+  fresh tmpfs on /tmp, /dev/shm and /home/student, host device nodes and /dev/pts remounted
+  read-only (the sandbox's uid maps to host uid 0, so a writable bind of /dev/null would let
+  student code chmod the host's file), a hidden /proc, a new session keyring, fresh file
+  descriptions, no capabilities and a seccomp filter.
 
-Assignment 5 (``Session(fork=True)``): one such sandbox per submission whose runner is a zygote
-that runs no student code; each planted implementation is judged in a forked child with new user,
-mount, IPC, network, UTS and PID namespaces, fresh tmpfs scratch, a hidden /proc, a new session
-keyring and no capabilities (see ``runner.py``).  The zygote is reused for the next run only after
-the grader has seen from outside that every process of the previous run is gone and has resynchronised
-the pipe with a fresh nonce (``Session.new_run``); any failure kills the sandbox, and the next run
-starts a new one.
+The trusted side enforces a wall-clock timeout on every cell and every call and kills the whole
+sandbox when it expires.  Assignment 5 reuses one sandbox for its 16 runs (``Session.new_run``):
+the zygote is reused only after the grader has seen from outside that every process of the previous
+run is gone and has resynchronised the pipe with a fresh nonce; any failure kills the sandbox.
 """
 
 from __future__ import annotations
@@ -123,16 +123,16 @@ def bwrap_available() -> str | None:
     return None
 
 
-def bwrap_command(notebook: Path | None, limits: Limits, *, zygote: bool = False) -> list[str]:
+def bwrap_command(notebook: Path | None, limits: Limits) -> list[str]:
     """The bubblewrap command line that runs the runner on ``notebook``.
 
-    ``zygote``: /dev is read-only (the forked runs share it; each gets its own /dev/shm).
+    /dev is read-only (the zygote's children share it; each gets its own /dev/shm).
     """
     cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
            "--uid", "65534", "--gid", "65534", "--hostname", "sandbox", "--cap-drop", "ALL",
            # The scratch file systems come first: a later bind of the Python installation or the
            # virtual environment may lie below /tmp (a checkout in /tmp), and must not be hidden.
-           "--proc", "/proc", "--dev", "/dev", *(["--remount-ro", "/dev"] if zygote else []),
+           "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
            "--size", str(limits.scratch_bytes), "--tmpfs", "/tmp",
            "--size", str(limits.scratch_bytes), "--tmpfs", "/home/student"]
     for d in ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"):
@@ -144,15 +144,16 @@ def bwrap_command(notebook: Path | None, limits: Limits, *, zygote: bool = False
         cmd += ["--ro-bind", p, p]
     sklearn = os.path.join(_site_packages(), "sklearn")
     if os.path.isdir(sklearn):
-        cmd += ["--tmpfs", sklearn]  # metric functions of scikit-learn are not available to answers
+        # metric functions of scikit-learn are not available to answers: an empty, sealed mask
+        cmd += ["--size", "4096", "--perms", "0555", "--tmpfs", sklearn, "--remount-ro", sklearn]
     cmd += ["--ro-bind", str(RUNNER_DIR / "runner.py"), "/opt/autograder/runner.py",
             "--ro-bind", str(RUNNER_DIR / "wire.py"), "/opt/autograder/wire.py"]
     if notebook is not None:
         cmd += ["--ro-bind", str(notebook), f"/home/student/{notebook.name}"]
     # bubblewrap's own root (/, /opt, /home and the mount points it made) is a tmpfs without a size
-    # limit and, in zygote mode, shared by every run: read-only.  Outside zygote mode, no nested user
-    # namespace either (the runner's seccomp filter forbids them too; the zygote needs one per run).
-    cmd += ["--remount-ro", "/"] + ([] if zygote else ["--unshare-user", "--disable-userns"])
+    # limit, shared by every run of the zygote: read-only.  (No --disable-userns: the zygote needs a
+    # user namespace per child; the child's seccomp filter forbids any further one.)
+    cmd += ["--remount-ro", "/"]
     cmd += ["--chdir", "/home/student", "--clearenv"]
     for key, value in _env().items():  # --clearenv keeps only what is set again here
         cmd += ["--setenv", key, value]
@@ -290,7 +291,7 @@ class Session:
     MAX_RESTARTS = 12
 
     def __init__(self, cells: list[tuple[int, str]], notebook: Path | None, *, sandbox: bool = True,
-                 limits: Limits | None = None, fork: bool = False) -> None:
+                 limits: Limits | None = None) -> None:
         self.cells = cells
         self.notebook = notebook
         self.sandbox = sandbox
@@ -302,9 +303,9 @@ class Session:
         self._cgroup: _PidsCgroup | None = None
         self.wall_seconds = 0.0
         self._started = False
-        # fork mode (assignment 5, sandbox only): one sandbox whose runner is a zygote that has run no
-        # student code; every run (see new_run) is a forked child with its own namespaces and scratch.
-        self.fork = fork and sandbox
+        # with the sandbox, the runner is a zygote that runs no student code; the student's process is
+        # its forked, isolated child, and new_run() replaces that child for the next run (assignment 5).
+        self.fork = sandbox
         self._child = False  # fork mode: a child is running
         self._idle = False  # fork mode: the zygote is alive and waits for "fork"
         self._baseline: set[tuple[int, str]] = set()
@@ -315,18 +316,11 @@ class Session:
         if self.fork:
             self._fork_child()
             return
-        runner = ["/opt/autograder/runner.py"] if self.sandbox else [str(RUNNER_DIR / "runner.py")]
-        python = [sys.executable, "-I"]
-        self._cgroup = _PidsCgroup(self.limits.processes) if self.sandbox else None
-        procs = self._cgroup.procs_file() if self._cgroup else None
-        if self.sandbox:
-            cmd = bwrap_command(self.notebook, self.limits) + python + runner
-            cwd = None
-        else:
-            cmd = python + runner
-            cwd = str(self.notebook.parent) if self.notebook else None
+        # --no-sandbox (debugging only): a plain process in the notebook's directory
+        cmd = [sys.executable, "-I", str(RUNNER_DIR / "runner.py")]
+        cwd = str(self.notebook.parent) if self.notebook else None
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     env=_env(), cwd=cwd, start_new_session=True, preexec_fn=_preexec(self.limits, procs),
+                                     env=_env(), cwd=cwd, start_new_session=True, preexec_fn=_preexec(self.limits, None),
                                      close_fds=True)
         self._buf = b""
 
@@ -340,7 +334,7 @@ class Session:
             limits = dataclasses.replace(self.limits, processes=self.limits.processes + 3)
             self._cgroup = _PidsCgroup(limits.processes)
             procs = self._cgroup.procs_file()
-            cmd = bwrap_command(self.notebook, limits, zygote=True) + [sys.executable, "-I", "/opt/autograder/runner.py"]
+            cmd = bwrap_command(self.notebook, limits) + [sys.executable, "-I", "/opt/autograder/runner.py"]
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                          env=_env(), start_new_session=True, preexec_fn=_preexec(limits, procs),
                                          close_fds=True)
@@ -471,8 +465,7 @@ class Session:
             while self.report.restarts <= self.MAX_RESTARTS:
                 self._spawn()
                 cells = [{"index": i, "source": s} for i, s in self.cells if i not in self.report.skipped]
-                ok = self._send({"op": "setup", "cells": cells, "cell_timeout": self.limits.cell_timeout,
-                                 "lockdown": self.sandbox})
+                ok = self._send({"op": "setup", "cells": cells, "cell_timeout": self.limits.cell_timeout})
                 deadline = time.monotonic() + self.limits.setup_timeout
                 current: int | None = None
                 msg: dict | str = "crash"

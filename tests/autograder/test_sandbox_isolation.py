@@ -86,7 +86,7 @@ def read_kept(path):
 
 
 def _session(**kw) -> Session:
-    return Session([(0, PROBE)], None, sandbox=True, fork=True, **kw)
+    return Session([(0, PROBE)], None, sandbox=True, **kw)
 
 
 def test_nothing_of_one_run_reaches_the_next():
@@ -153,7 +153,7 @@ def forge():
     threading.Thread(target=later).start()
     return "first"
 '''
-    s = Session([(0, forger)], None, sandbox=True, fork=True)
+    s = Session([(0, forger)], None, sandbox=True)
     try:
         s.new_run()
         assert s.call("forge", []).value == "first"
@@ -167,7 +167,7 @@ def forge():
 
 @pytest.mark.parametrize("leftover", ["os.fork() == 0 and __import__('time').sleep(999)", "os.kill(1, 9)", "os.kill(-1, 9)"])
 def test_run_that_misbehaves_does_not_break_the_next(leftover):
-    s = Session([(0, PROBE + "\ndef bad():\n    " + leftover + "\n    return 1\n")], None, sandbox=True, fork=True)
+    s = Session([(0, PROBE + "\ndef bad():\n    " + leftover + "\n    return 1\n")], None, sandbox=True)
     try:
         s.new_run()
         s.call("bad", [])
@@ -181,7 +181,7 @@ def test_run_that_misbehaves_does_not_break_the_next(leftover):
 @pytest.mark.parametrize("fork", [False, True])
 def test_environment_is_exactly_the_fixed_variables(fork):
     """No variable of the grader leaks in; the fixed ones (one BLAS thread, HOME ...) do arrive."""
-    s = Session([(0, "import os\ndef env():\n    return dict(os.environ)\n")], None, sandbox=True, fork=fork)
+    s = Session([(0, "import os\ndef env():\n    return dict(os.environ)\n")], None, sandbox=True)
     try:
         s.new_run() if fork else None
         out = s.call("env", [])
@@ -231,7 +231,7 @@ def escapes():
 @pytest.mark.parametrize("fork", [False, True])
 def test_no_namespaces_mounts_or_writable_root(fork):
     """Both modes: no nested namespace, no mount, no ptrace/keyring, nothing written outside the scratch tmpfs."""
-    s = Session([(0, ESCAPES)], None, sandbox=True, fork=fork)
+    s = Session([(0, ESCAPES)], None, sandbox=True)
     try:
         for _ in range(2 if fork else 1):
             s.new_run() if fork else None
@@ -279,7 +279,7 @@ def _open(n):
 
 
 def test_no_open_file_description_is_shared_between_runs():
-    s = Session([(0, FD_CHANNEL)], None, sandbox=True, fork=True)
+    s = Session([(0, FD_CHANNEL)], None, sandbox=True)
     try:
         s.new_run()
         clean = s.call("fd_channel", ["check"])
@@ -346,3 +346,52 @@ def test_stale_empty_cgroups_of_killed_graders_are_removed(monkeypatch):
         for d in (old, fresh):
             if d.exists():
                 d.rmdir()
+
+
+SHARED_FILES = r"""
+import os, sysconfig
+def shared_files():
+    out = {}
+    sk = os.path.join(sysconfig.get_paths()["purelib"], "sklearn")
+    for name, act in (
+            ("sklearn_write", lambda: open(os.path.join(sk, "mark"), "w").write("x")),
+            ("dev_full_utime", lambda: os.utime("/dev/full", ns=(123456789, 123456789))),
+            ("dev_null_utime_now", lambda: os.utime("/dev/null")),
+            ("dev_null_chmod", lambda: os.chmod("/dev/null", 0o666)),
+            ("ptmx_utime", lambda: os.utime("/dev/pts/ptmx")),
+            ("dev_new_file", lambda: open("/dev/mark", "w").write("x"))):
+        try:
+            act()
+            out[name] = "DONE"
+        except OSError as exc:
+            out[name] = exc.errno
+    with open("/dev/null", "w") as fh:
+        fh.write("x")  # the devices themselves still work
+    with open("/dev/urandom", "rb") as fh:
+        out["urandom"] = len(fh.read(8))
+    out["sklearn_listing"] = sorted(os.listdir(sk))
+    return out
+"""
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_host_devices_and_the_sklearn_mask_are_read_only(reuse):
+    """The sandbox's uid is host uid 0: device binds must not let it chmod/utime the host's /dev nodes."""
+    before = {d: os.stat(d) for d in ("/dev/null", "/dev/full")}
+    s = Session([(0, SHARED_FILES)], None, sandbox=True)
+    try:
+        for _ in range(2 if reuse else 1):
+            s.new_run() if reuse else None
+            out = s.call("shared_files", [])
+            assert out.ok, out
+            v = out.value
+            assert v.pop("urandom") == 8 and v.pop("sklearn_listing") == []
+            assert "DONE" not in v.values(), v
+            assert set(v.values()) <= {1, 13, 30}, v  # EPERM, EACCES, EROFS
+    finally:
+        s.close()
+    for d, st in before.items():
+        now = os.stat(d)
+        assert (now.st_mode, now.st_mtime_ns, now.st_atime_ns) == (st.st_mode, st.st_mtime_ns, st.st_atime_ns) or \
+            now.st_mtime_ns >= st.st_mtime_ns and now.st_mode == st.st_mode  # the host's own writes may touch it
+        assert now.st_mtime_ns != 123456789
