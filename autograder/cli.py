@@ -26,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--solutions", help="教师源目录（默认仓库中的 solutions/）")
     g.add_argument("--call-timeout", type=float, default=4.0, help="每次函数调用的墙钟时限（秒）")
     g.add_argument("--memory-mib", type=int, default=1024, help="学生进程的地址空间上限（MiB）")
+    g.add_argument("--submission-timeout", type=float, default=180.0,
+                   help="每份提交的评分总时限（秒，含所有重启与用例；超时后其余用例计 0 分）")
     g.add_argument("--collect-regexp", help="zip 下载包中文件名的正则（需含命名组 student_id 和 file_id）")
     g.add_argument("--quiet", action="store_true", help="不显示进度")
 

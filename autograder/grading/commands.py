@@ -71,7 +71,8 @@ def grade(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     db_url = _driver(args.db or f"sqlite:///{out / 'gradebook.db'}")
     log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    limits = Limits(call_timeout=args.call_timeout, memory_bytes=args.memory_mib << 20)
+    limits = Limits(call_timeout=args.call_timeout, memory_bytes=args.memory_mib << 20,
+                    submission_timeout=getattr(args, "submission_timeout", 180.0))
     sources = {}
     for name, a in assignments.items():
         sources[name] = solutions / name / f"{a.notebook}.ipynb"

@@ -22,6 +22,7 @@ FAILURE_TEXT = {
     "crash": "学生进程在调用中退出或被杀死（例如 sys.exit/os._exit、内存或 CPU 超限）",
     "protocol": "返回值无法读取（不是普通数据，或消息被破坏）",
     "unavailable": "学生代码无法启动（多次崩溃），此用例未能运行",
+    "deadline": "这份提交的评分总时间已用完（上限 {s:g} 秒），此用例未能运行",
 }
 
 
@@ -52,7 +53,7 @@ def _exc_matches(expected: BaseException, exc: dict) -> bool:
 
 
 def _failure_reason(out: Outcome, limits: Limits) -> str:
-    return FAILURE_TEXT.get(out.failure or "", "未知错误").format(t=limits.call_timeout)
+    return FAILURE_TEXT.get(out.failure or "", "未知错误").format(t=limits.call_timeout, s=limits.submission_timeout)
 
 
 def _check_call(session: Session, case: Case, args: tuple, kwargs: dict, limits: Limits) -> tuple[CaseResult, Any]:
@@ -109,17 +110,17 @@ def _impl_handler(family: str, variant: str):
     return handle
 
 
-def _mutant_runs(cells, notebook, cases, sandbox, limits, *, shared):
+def _mutant_runs(cells, notebook, cases, sandbox, limits, deadline, *, shared):
     """Run every case once, in random order; None instead of the outcomes if the shared sandbox restarted."""
     order = list(cases)
     random.SystemRandom().shuffle(order)
     raw: dict[str, Outcome] = {}
     reports = []
-    zygote = Session(cells, notebook, sandbox=sandbox, limits=limits) if shared else None
+    zygote = Session(cells, notebook, sandbox=sandbox, limits=limits, deadline=deadline) if shared else None
     try:
         for case in order:
             family = "binary_metrics" if case.function == "test_binary_metrics" else "roc"
-            session = zygote or Session(cells, notebook, sandbox=sandbox, limits=limits)
+            session = zygote or Session(cells, notebook, sandbox=sandbox, limits=limits, deadline=deadline)
             session.new_run()
             try:
                 raw[case.id] = session.call(case.function, list(case.impls), op="run_test",
@@ -137,19 +138,19 @@ def _mutant_runs(cells, notebook, cases, sandbox, limits, *, shared):
 
 
 def _run_mutants(cells: list[tuple[int, str]], notebook: Path, cases: list[Case], sandbox: bool,
-                 limits: Limits) -> tuple[dict[str, CaseResult], list[SetupReport]]:
+                 limits: Limits, deadline: float | None = None) -> tuple[dict[str, CaseResult], list[SetupReport]]:
     """Assignment 5: each run in a fresh process, in random order; decide after all runs.
 
     With the sandbox, one bubblewrap sandbox per submission: its runner is a zygote that has run no
     student code and forks an isolated child per run (see ``runner.py`` and ``Session.new_run``);
     without it (``--no-sandbox``), a fresh process per run.
     """
-    raw, reports = _mutant_runs(cells, notebook, cases, sandbox, limits, shared=sandbox)
+    raw, reports = _mutant_runs(cells, notebook, cases, sandbox, limits, deadline, shared=sandbox)
     if raw is None:
         # A run ended the shared sandbox (crash, timeout, garbage on the pipe), so later runs started in a
         # new one, which they could notice: one bit from an earlier run.  Discard everything and judge
         # every run in its own sandbox instead (slower, and nothing is shared at all).
-        raw, reports = _mutant_runs(cells, notebook, cases, sandbox, limits, shared=False)
+        raw, reports = _mutant_runs(cells, notebook, cases, sandbox, limits, deadline, shared=False)
     results: dict[str, CaseResult] = {}
     correct_ok: dict[str, tuple[bool, str]] = {}
     for case in cases:
@@ -159,6 +160,9 @@ def _run_mutants(cells: list[tuple[int, str]], notebook: Path, cases: list[Case]
     for case in cases:
         out = raw[case.id]
         call = f"{case.function}(<{mutants_label(case)}>)"
+        if out.failure == "deadline":
+            results[case.id] = CaseResult(False, call, "", "", _failure_reason(out, limits))
+            continue
         if out.failure == "unavailable" or (out.exc and out.exc.get("type") == "NameError" and "没有定义测试函数" in out.exc.get("msg", "")):
             results[case.id] = CaseResult(False, call, "", "", f"笔记本中没有可运行的测试函数 {case.function}")
             continue
@@ -189,6 +193,7 @@ def grade_notebook(assignment: Assignment, source: Path, submission: Path | None
     """Grade ``submission`` (None when the student submitted nothing for this assignment)."""
     limits = limits or Limits()
     t0 = time.monotonic()
+    deadline = t0 + limits.submission_timeout
     results: dict[str, CaseResult] = {}
     notes: list[str] = []
     cell_errors: list[dict[str, Any]] = []
@@ -212,11 +217,11 @@ def grade_notebook(assignment: Assignment, source: Path, submission: Path | None
                 if case.function in banned:
                     results[case.id] = CaseResult(False, reason=f"{case.function} 使用了 autograder.reference 或 scikit-learn，不得分")
             if any(c.kind == "mutant" for c in todo):
-                found, reports = _run_mutants(prepared.cells, submission, todo, sandbox, limits)
+                found, reports = _run_mutants(prepared.cells, submission, todo, sandbox, limits, deadline)
                 results.update(found)
                 report = reports[0] if reports else None
             else:
-                session = Session(prepared.cells, submission, sandbox=sandbox, limits=limits)
+                session = Session(prepared.cells, submission, sandbox=sandbox, limits=limits, deadline=deadline)
                 try:
                     for case in todo:
                         results[case.id] = _run_case(session, case, limits)
@@ -233,6 +238,9 @@ def grade_notebook(assignment: Assignment, source: Path, submission: Path | None
                         notes.append(f"第 {idx} 个单元在执行时{why}，评分时跳过了这个单元（该单元中的定义不可用）。")
                 if report.restarts:
                     notes.append(f"学生进程因崩溃或超时重启了 {report.restarts} 次（每次只影响当时正在运行的用例）。")
+            if any(r.reason == FAILURE_TEXT["deadline"].format(s=limits.submission_timeout) for r in results.values()):
+                notes.append(f"这份提交的评分总时间超过上限（{limits.submission_timeout:g} 秒，多为反复超时的单元或调用），"
+                             "其余用例未能运行，计 0 分。")
     cells: dict[str, dict[str, float]] = {}
     case_rows = []
     for case in assignment.cases:

@@ -66,6 +66,7 @@ class Limits:
     cell_timeout: float = 10.0
     call_timeout: float = 4.0
     setup_timeout: float = 60.0
+    submission_timeout: float = 180.0  # wall clock for the whole submission (all restarts, all cases)
 
 
 @dataclass
@@ -75,7 +76,7 @@ class Outcome:
     ok: bool
     value: Any = None
     exc: dict | None = None
-    failure: str | None = None  # "timeout", "crash", "protocol", "unavailable"
+    failure: str | None = None  # "timeout", "crash", "protocol", "unavailable", "deadline"
     impl_calls: int = 0
 
 
@@ -87,6 +88,7 @@ class SetupReport:
     skipped: dict[int, str] = field(default_factory=dict)
     defined: list[str] = field(default_factory=list)
     restarts: int = 0
+    out_of_time: bool = False  # the submission's deadline passed: the remaining cases did not run
 
 
 def _python_paths() -> list[str]:
@@ -291,7 +293,7 @@ class Session:
     MAX_RESTARTS = 12
 
     def __init__(self, cells: list[tuple[int, str]], notebook: Path | None, *, sandbox: bool = True,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, deadline: float | None = None) -> None:
         self.cells = cells
         self.notebook = notebook
         self.sandbox = sandbox
@@ -306,6 +308,8 @@ class Session:
         # with the sandbox, the runner is a zygote that runs no student code; the student's process is
         # its forked, isolated child, and new_run() replaces that child for the next run (assignment 5).
         self.fork = sandbox
+        # time.monotonic() after which nothing more runs for this submission (Limits.submission_timeout)
+        self.deadline = float("inf") if deadline is None else deadline
         self._child = False  # fork mode: a child is running
         self._idle = False  # fork mode: the zygote is alive and waits for "fork"
         self._baseline: set[tuple[int, str]] = set()
@@ -343,7 +347,7 @@ class Session:
                      "scratch_bytes": self.limits.scratch_bytes, "keep": _python_paths()}
             if not self._send(hello):
                 return
-            msg = self._recv(time.monotonic() + self.limits.setup_timeout)
+            msg = self._recv(min(time.monotonic() + self.limits.setup_timeout, self.deadline))
             if not isinstance(msg, dict) or msg.get("op") != "zygote_ready":
                 self.kill()
                 return
@@ -463,10 +467,13 @@ class Session:
         t0 = time.monotonic()
         try:
             while self.report.restarts <= self.MAX_RESTARTS:
+                if time.monotonic() >= self.deadline:
+                    self.report.out_of_time = True
+                    return False
                 self._spawn()
                 cells = [{"index": i, "source": s} for i, s in self.cells if i not in self.report.skipped]
                 ok = self._send({"op": "setup", "cells": cells, "cell_timeout": self.limits.cell_timeout})
-                deadline = time.monotonic() + self.limits.setup_timeout
+                deadline = min(time.monotonic() + self.limits.setup_timeout, self.deadline)
                 current: int | None = None
                 msg: dict | str = "crash"
                 while ok:
@@ -491,6 +498,9 @@ class Session:
                         break
                 why = msg if isinstance(msg, str) else "crash"
                 self.kill()
+                if time.monotonic() >= self.deadline:
+                    self.report.out_of_time = True
+                    return False
                 self.report.restarts += 1
                 if current is None or current in self.report.skipped:
                     self.report.skipped[-1] = why  # the process itself could not start
@@ -508,7 +518,7 @@ class Session:
         if self._started:
             self.report.restarts += 1
         self._started = True
-        if self.report.restarts > self.MAX_RESTARTS or -1 in self.report.skipped:
+        if self.report.restarts > self.MAX_RESTARTS or -1 in self.report.skipped or self.report.out_of_time:
             return False
         return self._start()
 
@@ -516,8 +526,11 @@ class Session:
     def call(self, fn: str, args: list[Any], kwargs: dict[str, Any] | None = None, *, op: str = "call",
              impl_handler=None, timeout: float | None = None) -> Outcome:
         """Call ``fn(*args, **kwargs)`` in the sandbox (or run a student test with ``op="run_test"``)."""
+        if time.monotonic() >= self.deadline:
+            self.report.out_of_time = True
+            return Outcome(False, failure="deadline")
         if not self.ensure_started():
-            return Outcome(False, failure="unavailable")
+            return Outcome(False, failure="deadline" if self.report.out_of_time else "unavailable")
         t0 = time.monotonic()
         try:
             self._next_id += 1
@@ -530,12 +543,15 @@ class Session:
             if not self._send(msg):
                 self.kill()
                 return Outcome(False, failure="crash")
-            deadline = time.monotonic() + (timeout or self.limits.call_timeout)
+            deadline = min(time.monotonic() + (timeout or self.limits.call_timeout), self.deadline)
             impl_calls = 0
             while True:
                 reply = self._recv(deadline)
                 if isinstance(reply, str):
                     self.kill()
+                    if reply == "timeout" and time.monotonic() >= self.deadline:
+                        self.report.out_of_time = True
+                        reply = "deadline"
                     return Outcome(False, failure=reply, impl_calls=impl_calls)
                 if reply.get("op") == "child_exit":  # fork mode: the child died during the call
                     self.kill()
