@@ -21,12 +21,12 @@ from __future__ import annotations
 import math
 
 from htmltools import Tag
-from shiny import App, reactive, render, req, ui
+from shiny import App, reactive, render, ui
 
 from coursebook import setup_plotting
 
 from .data import DISTRIBUTIONS, DemoInputError, make_workflow_data
-from .plots import pr_figure, reliability_figure, roc_figure, score_figure
+from .plots import message_figure, pr_figure, reliability_figure, roc_figure, score_figure
 from .views import UNDEFINED, Tab1Result, compute_tab1, fmt, fmt_threshold, share
 from .workflow import CANDIDATES, RULES, Rule, fit_candidates, run_workflow
 
@@ -262,10 +262,10 @@ def server(input, output, session):  # noqa: A002 - Shiny's signature
         except Exception as exc:  # never show a traceback in the page
             return f"计算失败（{type(exc).__name__}），请检查输入。"
 
-    def result_or_stop() -> Tab1Result:
+    def plot_or_message(draw):
+        """The figure, or a placeholder that points to the error message while the inputs are invalid."""
         r = tab1()
-        req(isinstance(r, Tab1Result))
-        return r  # type: ignore[return-value]
+        return draw(r) if isinstance(r, Tab1Result) else message_figure("输入有误，暂不作图\n（原因见上方提示）")
 
     @render.ui
     def tab1_numbers():
@@ -285,19 +285,19 @@ def server(input, output, session):  # noqa: A002 - Shiny's signature
 
     @render.plot(alt="ROC 曲线与当前工作点")
     def roc_plot():
-        return roc_figure(result_or_stop())
+        return plot_or_message(roc_figure)
 
     @render.plot(alt="PR 曲线、基线与当前工作点")
     def pr_plot():
-        return pr_figure(result_or_stop())
+        return plot_or_message(pr_figure)
 
     @render.plot(alt="可靠性图与各分箱样本数")
     def reliability_plot():
-        return reliability_figure(result_or_stop())
+        return plot_or_message(reliability_figure)
 
     @render.plot(alt="两类得分分布与阈值")
     def score_plot():
-        return score_figure(result_or_stop())
+        return plot_or_message(score_figure)
 
     # ---- tab 2 -------------------------------------------------------------
     @reactive.calc

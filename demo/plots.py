@@ -14,7 +14,7 @@ from coursebook import COLORS
 
 from .views import Tab1Result, fmt, share
 
-__all__ = ["roc_figure", "pr_figure", "reliability_figure", "score_figure"]
+__all__ = ["roc_figure", "pr_figure", "reliability_figure", "score_figure", "message_figure"]
 
 
 #: Compact text for figures about 300 px wide (Shiny sizes the figure to its container).
@@ -57,13 +57,15 @@ def pr_figure(r: Tab1Result) -> Figure:
     pi = share(r.data)
     recall = np.concatenate(([0.0], r.pr.recall))
     precision = np.concatenate(([r.pr.precision[0]], r.pr.precision))
-    ax.axhline(pi, ls="--", color=COLORS["reference"], lw=1, label=f"基线 π = {pi:.2f}")
+    # the baseline as a polyline (not axhline) so that loc="best" keeps the legend off it as well
+    grid = np.linspace(0.0, 1.0, 101)
+    ax.plot(grid, np.full_like(grid, pi), ls="--", color=COLORS["reference"], lw=1, label=f"基线 π = {pi:.2f}")
     ax.step(recall, precision, where="pre", color=COLORS["curve"], lw=2, label=f"PR（AP = {fmt(r.ap)}）")
     m = r.metrics
     if not math.isnan(m.precision):
         ax.plot([m.recall], [m.precision], "o", color=COLORS["fp"], ms=8, label=f"工作点 τ = {r.threshold:.2f}")
     ax.set(xlim=(-0.02, 1.02), ylim=(-0.02, 1.02), xlabel="召回率 Recall", ylabel="精确率 Precision")
-    ax.legend(loc="lower left")
+    ax.legend(loc="best", frameon=True, framealpha=0.85)  # the baseline moves with π: find the emptiest spot
     return fig
 
 
@@ -97,4 +99,13 @@ def score_figure(r: Tab1Result) -> Figure:
     ax.axvline(r.threshold, color="black", lw=1.5, label=f"阈值 τ = {r.threshold:.2f}")
     ax.set(xlim=(0, 1), xlabel="得分（预测概率）", ylabel="密度（与 π 无关）")
     ax.legend(loc="upper center")
+    return fig
+
+
+def message_figure(text: str) -> Figure:
+    """A placeholder with a short message, shown instead of a plot while the inputs are invalid."""
+    with mpl.rc_context(SMALL):
+        fig, ax = _figure()
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, color=COLORS["reference"])
     return fig

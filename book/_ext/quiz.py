@@ -227,7 +227,7 @@ class QuizGroupDirective(SphinxDirective):
             verdict = nodes.paragraph(classes=["quiz-verdict"])
             choice = f"选项 {letter}" if entry["kind"] == "single" else f"“{option['text']}”"
             verdict += nodes.strong(text=("✔ 回答正确" if correct else "✘ 回答错误"))
-            verdict += nodes.Text(f"（你选择了{choice}）")
+            verdict += nodes.inline(text=f"（你选择了{choice}）", classes=["quiz-chosen-note"])
             explanation += verdict
             explanation += self._parse_block(option["explanation"], ["quiz-explanation-body"])
             feedback += explanation

@@ -25,11 +25,34 @@
     });
     quiz.setAttribute("data-answered", correct ? "right" : "wrong");
     // Math was typeset at load time; typeset again only if MathJax skipped hidden content.
-    if (shown && window.MathJax && window.MathJax.typesetPromise) {
-      var pending = shown.querySelectorAll("span.math, div.math");
-      var needs = Array.prototype.some.call(pending, function (m) { return !m.querySelector("mjx-container"); });
-      if (needs) { window.MathJax.typesetPromise([shown]).catch(function () {}); }
-    }
+    if (shown) { typesetHidden(shown); }
+  }
+
+  function typesetHidden(container) {
+    if (!(window.MathJax && window.MathJax.typesetPromise)) { return; }
+    var pending = container.querySelectorAll("span.math, div.math");
+    var needs = Array.prototype.some.call(pending, function (m) { return !m.querySelector("mjx-container"); });
+    if (needs) { window.MathJax.typesetPromise([container]).catch(function () {}); }
+  }
+
+  // "Show every option's explanation" (for revision); a second click hides them again and leaves
+  // only the picked option's explanation, if any.
+  function addRevealButton(quiz) {
+    var options = quiz.querySelector(".quiz-options");
+    if (!options) { return; }
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "quiz-reveal";
+    button.setAttribute("aria-expanded", "false");
+    button.textContent = "显示全部选项的解析";
+    button.addEventListener("click", function () {
+      var all = !quiz.classList.contains("quiz-all");
+      quiz.classList.toggle("quiz-all", all);
+      button.setAttribute("aria-expanded", all ? "true" : "false");
+      button.textContent = all ? "收起全部解析" : "显示全部选项的解析";
+      if (all) { typesetHidden(quiz.querySelector(".quiz-feedback")); }
+    });
+    options.insertAdjacentElement("afterend", button);
   }
 
   function init() {
@@ -38,6 +61,7 @@
       quiz.querySelectorAll(".quiz-option").forEach(function (button) {
         button.addEventListener("click", function () { pick(quiz, button); });
       });
+      addRevealButton(quiz);
     });
   }
 

@@ -90,6 +90,16 @@ def test_quizzes_work_in_the_browser(browser, book_html, site_url):
                 assert _plain(option["explanation"]) in text.replace("\n", ""), f"第 {number} 题选项 {i} 的解释不对：{text!r}"
                 assert options.nth(i).get_attribute("aria-pressed") == "true"
                 assert quiz.get_attribute("data-answered") == ("right" if option["correct"] else "wrong")
+            # "show all explanations" and back: every option's own explanation, then only the picked one
+            reveal = quiz.locator(".quiz-reveal")
+            reveal.click()
+            assert reveal.get_attribute("aria-expanded") == "true"
+            assert quiz.locator(".quiz-explanation:visible").count() == len(entry["options"])
+            shown_all = quiz.locator(".quiz-feedback").inner_text().replace("\n", "")
+            assert all(_plain(o["explanation"]) in shown_all for o in entry["options"]), f"第 {number} 题"
+            assert shown_all.count("（你选择了") == 1  # only the picked option says so
+            reveal.click()
+            assert quiz.locator(".quiz-explanation:visible").count() == 1
         name = rel.replace("/", "_").removesuffix(".html")
         page.locator(".quiz-group").first.screenshot(path=str(SHOTS / f"{name}-light.png"))
         assert not problems, problems

@@ -211,9 +211,15 @@ def test_tab1_numbers_follow_the_reference_and_auc_ignores_pi(page):
 
 def test_bad_inputs_show_chinese_messages(page):
     pg = page
+    plots = ("roc_plot", "pr_plot", "reliability_plot")  # (the score plot sits in the panel the error replaces)
+    before = {p: pg.locator(f"#{p} img").get_attribute("src", timeout=15_000) for p in plots}
     pg.fill("#n_bins", "0")
     _wait_state(pg, "t1-state", status="error", bins="0")
     assert "分箱" in _text(pg, "t1-error")
+    for p in plots:  # each card shows a placeholder image pointing to the message, not a blank card
+        pg.wait_for_function("([id, old]) => { const img = document.querySelector('#' + id + ' img');"
+                             " return img && img.src && img.src !== old && img.offsetHeight > 0; }",
+                             arg=[p, before[p]], timeout=15_000)
     _shot(pg, "demo-error-zero-bins.png")
     _assert_no_traceback(pg)
     pg.fill("#n_bins", str(BINS))
