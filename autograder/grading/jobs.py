@@ -26,7 +26,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from .sandbox import Limits, Session, bwrap_available
+from .sandbox import Limits, SandboxBroken, Session, bwrap_available
 
 
 class JobError(RuntimeError):
@@ -102,8 +102,11 @@ def grade_job(job: dict) -> dict:
         _CLOCK.start = 0.0
         engine.Session = _Timed
         t0 = time.monotonic()
-        result = engine.grade_notebook(assignment, source, submission, job["student"], sandbox=job["sandbox"],
-                                       limits=limits)
+        try:
+            result = engine.grade_notebook(assignment, source, submission, job["student"], sandbox=job["sandbox"],
+                                           limits=limits)
+        except SandboxBroken as exc:  # never a grade: the machine, not the student, failed
+            raise JobError(f"工作节点 {socket.gethostname()} 的沙箱无法隔离学生进程：{exc}") from None
         total = time.monotonic() - t0
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -14,7 +14,8 @@ and :mod:`wire` (mounted next to it).  Protocol (one JSON object per line):
   ``{"op": "fork"}`` forks a child that gets new user, mount, IPC, network and UTS namespaces,
   a new session keyring, fresh tmpfs on /tmp, /dev/shm and /home/student (with a copy of the
   notebook) and no capabilities, and then behaves exactly like a fresh runner (``setup``, calls,
-  ``{"op": "end"}`` ends it).  The zygote waits for the child, kills every other process of the
+  ``{"op": "end"}`` ends it); a child that cannot isolate itself answers ``isolate_error`` and exits
+  without running anything.  The zygote waits for the child, kills every other process of the
   sandbox and answers ``child_exit``.  Student code never runs in the zygote, so nothing of one
   run (memory, files, IPC objects, keys, processes) reaches the next one.
 
@@ -369,8 +370,11 @@ def _zygote(first, send, recv):
         if pid == 0:
             try:
                 _isolate(libc, ctypes, notebook, nb_bytes, first.get("scratch_bytes", 32 << 20), keep)
-            except BaseException:  # noqa: BLE001 - never run student code half-isolated
-                os._exit(70)
+            except BaseException as exc:  # noqa: BLE001 - never run student code half-isolated
+                try:  # say why: the grader must stop rather than grade everything 0 (e.g. no nested user namespaces)
+                    send({"op": "isolate_error", "why": f"{type(exc).__name__}: {exc}"[:300]})
+                finally:
+                    os._exit(70)
             return
         if not _reap_all(pid):
             os._exit(1)

@@ -53,6 +53,13 @@ class SandboxUnavailable(RuntimeError):
     """bubblewrap is missing or cannot create namespaces on this machine."""
 
 
+class SandboxBroken(RuntimeError):
+    """The sandbox started but could not isolate the student's process (e.g. no nested user namespaces).
+
+    Raised instead of grading: a machine that cannot isolate must not turn every submission into 0.
+    """
+
+
 @dataclass
 class Limits:
     """Resource limits of one sandboxed student process."""
@@ -111,7 +118,11 @@ def _site_packages() -> str:
 
 
 def bwrap_available() -> str | None:
-    """Return None if bubblewrap works here, else a reason (Chinese)."""
+    """Return None if the sandbox works here, else a reason (Chinese).
+
+    Checks bubblewrap itself, then runs a real sandboxed call (zygote, isolated child, seccomp), so
+    that a machine where e.g. nested user namespaces are forbidden is refused before grading starts.
+    """
     exe = shutil.which("bwrap")
     if exe is None:
         return "未找到 bwrap（Debian/Ubuntu：apt-get install bubblewrap）"
@@ -122,6 +133,15 @@ def bwrap_available() -> str | None:
         return f"bwrap 无法运行：{exc}"
     if r.returncode != 0:
         return "bwrap 无法创建命名空间：" + r.stderr.decode(errors="replace").strip()[:300]
+    session = Session([(0, "def _sandbox_selftest():\n    return 42\n")], None, sandbox=True)
+    try:
+        out = session.call("_sandbox_selftest", [])
+    except SandboxBroken as exc:
+        return f"沙箱无法隔离学生进程（{exc}）；内核需允许在沙箱中再建用户命名空间与挂载命名空间"
+    finally:
+        session.close()
+    if not out.ok or out.value != 42:
+        return f"沙箱自检失败（{out.failure or out.exc}）"
     return None
 
 
@@ -344,7 +364,7 @@ class Session:
                                          close_fds=True)
             self._buf = b""
             hello = {"op": "zygote", "notebook": self.notebook.name if self.notebook else None,
-                     "scratch_bytes": self.limits.scratch_bytes, "keep": _python_paths()}
+                     "scratch_bytes": self.limits.scratch_bytes, "keep": self._kept_paths()}
             if not self._send(hello):
                 return
             msg = self._recv(min(time.monotonic() + self.limits.setup_timeout, self.deadline))
@@ -354,6 +374,10 @@ class Session:
             self._baseline = _tree(self.proc.pid)  # no student code has run yet: init + zygote
         self._idle = False
         self._child = self._send({"op": "fork"})
+
+    def _kept_paths(self) -> list[str]:
+        """Read-only binds each child must keep visible (those below /tmp are bound again)."""
+        return _python_paths()
 
     def new_run(self) -> None:
         """Fork mode: end the current child (if any) so that the next call runs in a fresh one.
@@ -489,6 +513,9 @@ class Session:
                         if msg.get("error"):
                             self.report.cell_errors[msg.get("index")] = msg["error"]
                         current = None
+                    elif op == "isolate_error":
+                        self.kill()
+                        raise SandboxBroken(str(msg.get("why"))[:300])
                     elif op == "ready":
                         defined = msg.get("defined")
                         self.report.defined = [str(d) for d in defined][:500] if isinstance(defined, list) else []

@@ -395,3 +395,24 @@ def test_host_devices_and_the_sklearn_mask_are_read_only(reuse):
         assert (now.st_mode, now.st_mtime_ns, now.st_atime_ns) == (st.st_mode, st.st_mtime_ns, st.st_atime_ns) or \
             now.st_mtime_ns >= st.st_mtime_ns and now.st_mode == st.st_mode  # the host's own writes may touch it
         assert now.st_mtime_ns != 123456789
+
+
+def test_a_child_that_cannot_isolate_itself_stops_grading(monkeypatch, tmp_path):
+    """If isolation fails (here: a kept path that is not there), nothing runs and grading stops loudly."""
+    from autograder.grading import jobs
+    from autograder.grading.sandbox import SandboxBroken
+
+    monkeypatch.setattr(Session, "_kept_paths", lambda self: sandbox._python_paths() + ["/tmp/ag-missing-kept-path/x"])
+    s = Session([(0, "open('/tmp/ran', 'w')\ndef f():\n    return 1\n")], None, sandbox=True)
+    with pytest.raises(SandboxBroken, match="FileNotFoundError"):
+        s.call("f", [])
+    s.close()
+    # the self-test of a grading command or worker refuses such a machine with the reason ...
+    assert "沙箱无法隔离学生进程" in (sandbox.bwrap_available() or "")
+    # ... and a job that meets it is an infrastructure failure (retried, never recorded), not a zero
+    a = "ps1_threshold_metrics"
+    src = Path(__file__).resolve().parents[2] / "solutions" / a / "threshold_metrics.ipynb"
+    job = jobs.make_job("s", a, "threshold_metrics", src, src, "fp", sandbox=True, limits=sandbox.Limits())
+    monkeypatch.setattr(jobs, "_SANDBOX_CHECKED", None)
+    with pytest.raises(jobs.JobError, match="无法隔离"):
+        jobs.grade_job(job)
