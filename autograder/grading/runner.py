@@ -30,6 +30,7 @@ import signal
 import sys
 import time
 import traceback
+import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wire  # noqa: E402
@@ -404,7 +405,12 @@ def main():
     if setup.get("op") == "zygote":  # the sandbox; without it (--no-sandbox) the first line is "setup"
         _zygote(setup, send, recv)  # returns in a fresh child only, isolated and locked down by _isolate
         setup = recv()
-    ns = {"__name__": "__main__", "__builtins__": builtins}
+    # the cells run in a fresh module registered as __main__, as in a Jupyter kernel: functions they
+    # define can be pickled by reference (multiprocessing.Pool.map with a notebook function works)
+    main_module = types.ModuleType("__main__")
+    main_module.__dict__["__builtins__"] = builtins
+    sys.modules["__main__"] = main_module
+    ns = main_module.__dict__
     for cell in setup["cells"]:
         send({"op": "cell_start", "index": cell["index"]})
         error = None

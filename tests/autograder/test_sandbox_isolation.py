@@ -416,3 +416,16 @@ def test_a_child_that_cannot_isolate_itself_stops_grading(monkeypatch, tmp_path)
     monkeypatch.setattr(jobs, "_SANDBOX_CHECKED", None)
     with pytest.raises(jobs.JobError, match="无法隔离"):
         jobs.grade_job(job)
+
+
+def test_ordinary_notebook_habits_keep_working():
+    """What an honest notebook may do: a process pool over a function defined in a cell, threads, numpy."""
+    cells = [(0, "import multiprocessing, numpy as np\n\ndef square(x):\n    return x * x\n"),
+             (1, "def pool_map():\n    with multiprocessing.get_context('fork').Pool(2) as pool:\n"
+                 "        return pool.map(square, range(5)) + [int(np.arange(4).sum())]\n")]
+    s = Session(cells, None, sandbox=True)
+    try:
+        out = s.call("pool_map", [])
+        assert out.ok and out.value == [0, 1, 4, 9, 16, 6], out
+    finally:
+        s.close()
