@@ -159,9 +159,7 @@ def _isolate(libc, ctypes, notebook, nb_bytes, scratch_bytes, keep):
 
     if libc.capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)()) != 0:
         raise OSError(ctypes.get_errno(), "capset")
-    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
-        raise OSError(ctypes.get_errno(), "no_new_privs")
-    _lockdown(libc, ctypes)
+    _lockdown(libc, ctypes)  # sets no_new_privs, then the seccomp filter
     check = (Data * 2)()
     if libc.capget(ctypes.byref(Header(0x20080522, 0)), check) != 0 or any(
             d.effective or d.permitted or d.inheritable for d in check):
@@ -219,7 +217,7 @@ def _fresh_fds():
     import fcntl
     import stat
 
-    for fd in range(resource_limit_nofile()):
+    for fd in range(_nofile_limit()):
         try:
             mode = os.fstat(fd).st_mode
         except OSError:
@@ -236,7 +234,8 @@ def _fresh_fds():
         os.close(new)
 
 
-def resource_limit_nofile():
+def _nofile_limit():
+    """Highest descriptor number to look at (the soft RLIMIT_NOFILE, bounded)."""
     import resource
 
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
