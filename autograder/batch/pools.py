@@ -92,10 +92,22 @@ class LocalPool:
             self._early[job_key(job)] = (self._executor.submit(self.work, job), job)
 
     def close(self) -> None:
-        """Shut down a head start that :meth:`run` never took over (e.g. the gradebook could not open)."""
+        """Stop a head start that :meth:`run` never took over (e.g. the gradebook could not open).
+
+        Its results would never be read: the workers are ended at once (each one's sandbox dies with it)
+        rather than left to grade every queued job (``shutdown(cancel_futures=True)`` cannot cancel jobs
+        already handed to the worker processes' queue).
+        """
         executor, self._executor, self._early = getattr(self, "_executor", None), None, {}
-        if executor is not None:
-            executor.shutdown(wait=False, cancel_futures=True)
+        if executor is None:
+            return
+        processes = list(getattr(executor, "_processes", {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for p in processes:
+            p.terminate()
+        manager = getattr(executor, "_executor_manager_thread", None)
+        if manager is not None:  # it reaps the workers (joining them here too would race with it)
+            manager.join(timeout=10)
 
     def run(self, jobs: Iterable[dict], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
         source = iter(jobs)

@@ -69,12 +69,21 @@ class _Sink:
 
 
 class _IPythonStandIn:
-    """What ``get_ipython()`` returns in the sandbox: magics, shell commands and display do nothing."""
+    """What ``get_ipython()`` returns in the sandbox: magics, shell commands and display do nothing,
+    except that the cell magics that run their body as Python in the notebook's namespace
+    (``%%time``, ``%%capture``) run it there, as a kernel would."""
+
+    _RUN_BODY = ("time", "capture")
+
+    def __init__(self, ns):
+        self._ns = ns
 
     def run_line_magic(self, *args, **kwargs):
         return None
 
-    def run_cell_magic(self, *args, **kwargs):
+    def run_cell_magic(self, name, line="", body="", *args, **kwargs):
+        if name in self._RUN_BODY:
+            exec(compile(body, "<单元>", "exec"), self._ns)  # noqa: S102 - this is the sandbox
         return None
 
     def system(self, *args, **kwargs):
@@ -143,7 +152,7 @@ def main():
     main_module.__dict__["__builtins__"] = builtins
     sys.modules["__main__"] = main_module
     ns = main_module.__dict__
-    shell = _IPythonStandIn()
+    shell = _IPythonStandIn(ns)
     ns["get_ipython"] = lambda: shell
     ns["display"] = _display
     for cell in setup["cells"]:
