@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import CaseResult, Limits, Outcome
-from ..sandbox import Session
+from ..sandbox import SandboxBroken, Session
 from .compare import compare
 from .expected import expected_for
 from .render import show, show_call, show_exc
@@ -56,7 +56,21 @@ def check_call(session: Session, case: Case, args: tuple, kwargs: dict, limits: 
 
 
 def run_case(session: Session, case: Case, limits: Limits) -> CaseResult:
-    """A ``ref`` case (one call) or a ``property`` case (several calls, then the relation between them)."""
+    """A ``ref`` case (one call) or a ``property`` case (several calls, then the relation between them).
+
+    Whatever the student's value does to the judging (an integer beyond every float, a structure the
+    rendering cannot handle ...), the case ends with a result: judging errors fail the case with the reason.
+    """
+    try:
+        return _run_case(session, case, limits)
+    except SandboxBroken:
+        raise  # the machine, not the student: never a grade
+    except Exception as exc:  # noqa: BLE001 - a value the judging cannot handle fails only this case
+        return CaseResult(False, show_call(case.function, case.args, case.kwargs) if case.kind == "ref" else "", "", "",
+                          f"评分程序无法判断这个返回值（{type(exc).__name__}），此用例不得分")
+
+
+def _run_case(session: Session, case: Case, limits: Limits) -> CaseResult:
     if case.kind == "ref":
         return check_call(session, case, case.args, case.kwargs, limits)[0]
     values = []

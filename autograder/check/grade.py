@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..model import CaseRecord, CaseResult, CellError, CellScore, Limits, SetupReport, SubmissionResult
-from ..sandbox import Session
+from ..model import CaseRecord, CaseResult, CellError, CellScore, Limits, SetupReport, SubmissionResult, clip
+from ..sandbox import SandboxBroken, Session
 from .cases import run_case
+from .expected import expects_error
 from .forbidden import forbidden_uses
 from .mutant_runs import run_mutants
 from .prepare import prepare
@@ -22,9 +23,26 @@ def grade_notebook(assignment: Assignment, source: Path, submission: Path | None
 
 def grade_with_timing(assignment: Assignment, source: Path, submission: Path | None, student: str, *,
                       sandbox: bool = True, limits: Limits | None = None) -> tuple[SubmissionResult, float]:
-    """:func:`grade_notebook`, and the seconds spent starting sandboxes and running the notebook's cells."""
-    limits = limits or Limits()
+    """:func:`grade_notebook`, and the seconds spent starting sandboxes and running the notebook's cells.
+
+    A submission the trusted side cannot handle (a bug, or input that breaks a check) still gets a
+    result: every case 0 and a note saying why, so that it is recorded (replacing any earlier grade)
+    and the batch goes on.  Only :class:`~autograder.sandbox.SandboxBroken` (the machine cannot
+    isolate) is raised: that is never the student's grade.
+    """
     t0 = time.monotonic()
+    try:
+        return _grade(assignment, source, submission, student, sandbox=sandbox, limits=limits or Limits(), t0=t0)
+    except SandboxBroken:
+        raise
+    except Exception as exc:  # noqa: BLE001 - recorded as this submission's outcome, never the batch's
+        why = f"评分程序无法处理这份提交（{type(exc).__name__}: {clip(str(exc), 200)}）；请联系教师"
+        results = {case.id: CaseResult(False, reason=why) for case in assignment.cases}
+        return _scored(assignment, student, results, [why], [], time.monotonic() - t0), 0.0
+
+
+def _grade(assignment: Assignment, source: Path, submission: Path | None, student: str, *, sandbox: bool,
+           limits: Limits, t0: float) -> tuple[SubmissionResult, float]:
     deadline = t0 + limits.submission_timeout
     results: dict[str, CaseResult] = {}
     notes: list[str] = []
@@ -68,7 +86,24 @@ def grade_with_timing(assignment: Assignment, source: Path, submission: Path | N
             if out_of_time:
                 notes.append(f"这份提交的评分总时间超过上限（{limits.submission_timeout:g} 秒，多为反复超时的单元或调用），"
                              "其余用例未能运行，计 0 分。")
+    _gate_validation(assignment, results)
     return _scored(assignment, student, results, notes, cell_errors, time.monotonic() - t0), start_seconds
+
+
+def _gate_validation(assignment: Assignment, results: dict[str, CaseResult]) -> None:
+    """Rejecting bad input counts only for a function that also computes: a validation case passes only if
+    its function passes its basic valid-input cases (:meth:`Assignment.basic_cases`)."""
+    for fn in assignment.functions:
+        basic = assignment.basic_cases(fn, expects_error)
+        failed = [c.id for c in basic if not results[c.id].passed]
+        if not basic or not failed:
+            continue
+        for case in assignment.cases:
+            if case.function == fn and expects_error(case) and results[case.id].passed:
+                r = results[case.id]
+                results[case.id] = CaseResult(False, r.call, r.expected, r.got,
+                                              f"函数拒绝了这个非法输入，但它没有通过基本用例（{'、'.join(failed)}）："
+                                              "只有在函数能正确计算时，拒绝非法输入的用例才计分")
 
 
 def _setup_notes(report: SetupReport, cell_errors: list[CellError]) -> list[str]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-MAX_NOTEBOOK_BYTES = 20 << 20
+from ..model import MAX_NOTEBOOK_BYTES
 
 
 @dataclass
@@ -71,7 +71,10 @@ def _locked_identity(cell: dict) -> tuple:
     meta = _nbgrader_meta(cell)
     points = meta.get("points") if meta.get("grade") else None
     if isinstance(points, (int, float)) and not isinstance(points, bool):
-        points = float(points)  # 2 and 2.0 are the same points
+        try:
+            points = float(points)  # 2 and 2.0 are the same points
+        except OverflowError:  # a 400-digit integer: certainly not the source's points
+            pass
     return (cell.get("source", ""), cell.get("cell_type"), meta.get("grade", False), meta.get("solution", False),
             meta.get("locked", False), meta.get("grade_id"), points)
 

@@ -166,12 +166,17 @@ def _grade_pending(args, store, assignments, subs, entries, job_of, pool, output
     pending = [e for e in entries if args.force or committed.get((e[0].student, e[0].assignment)) != e[2]]
     log(f"共 {len(subs)} 份提交，需要评分 {len(pending)} 份（其余已在成绩库中且未变化）")
 
-    # results/ and feedback/ are derived from the ledger: repair what a crash left behind
+    # results/ and feedback/ are derived from the ledger: repair what a crash left behind, and render every
+    # feedback page again (the feedback policy or the page's wording may have changed since)
     wanted = {(s.student, s.assignment) for s in subs}
+    policy = args.feedback
     for result in store.results(names):
-        if (result.student, result.assignment) in wanted and not outputs.has_current(result):
+        if (result.student, result.assignment) in wanted:
             a = assignments[result.assignment]
-            outputs.write_result(result, title=a.title, notebook=a.notebook)
+            if outputs.has_current(result):
+                outputs.write_feedback(result, title=a.title, notebook=a.notebook, policy=policy)
+            else:
+                outputs.write_result(result, title=a.title, notebook=a.notebook, policy=policy)
 
     # 4. grade in parallel (workers never touch the gradebook); this process records each result
     #    together with its ledger row in one transaction, as it completes
@@ -195,7 +200,7 @@ def _grade_pending(args, store, assignments, subs, entries, job_of, pool, output
         totals["db"] += time.monotonic() - td
         for k, v in payload.get("timing", {}).items():
             totals[k] = totals.get(k, 0.0) + v
-        outputs.write_result(result, title=a.title, notebook=a.notebook)
+        outputs.write_result(result, title=a.title, notebook=a.notebook, policy=policy)
         note = f"；{result.notes[0][:80]}" if result.notes else ""
         timeouts = [e.cell for e in result.cell_errors if e.type == "_CellTimeout"]
         if timeouts:
