@@ -139,20 +139,13 @@ GOOD_P = [0, 1, 1, 1]
 
 @pytest.mark.parametrize("func_name", PRED_FUNCS)
 @pytest.mark.parametrize("case", BAD_LABELS)
-def test_bad_labels_rejected_by_prediction_metrics(func_name, case):
-    labels, message = BAD_LABELS[case]
+@pytest.mark.parametrize("argument", ["y_true", "y_pred"])
+def test_bad_labels_and_predictions_rejected(func_name, case, argument):
+    bad, message = BAD_LABELS[case]
+    args = (bad, GOOD_P if case != "empty" else []) if argument == "y_true" else (GOOD_Y, bad)
     with pytest.raises(ValueError, match=message) as info:
-        PRED_FUNCS[func_name](labels, GOOD_P if case != "empty" else [])
-    assert "y_true" in str(info.value)
-
-
-@pytest.mark.parametrize("func_name", PRED_FUNCS)
-@pytest.mark.parametrize("case", BAD_LABELS)
-def test_bad_predictions_rejected(func_name, case):
-    predictions, message = BAD_LABELS[case]
-    with pytest.raises(ValueError, match=message) as info:
-        PRED_FUNCS[func_name](GOOD_Y, predictions)
-    assert "y_pred" in str(info.value)
+        PRED_FUNCS[func_name](*args)
+    assert argument in str(info.value)
 
 
 @pytest.mark.parametrize("func_name", PRED_FUNCS)
