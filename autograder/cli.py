@@ -41,15 +41,16 @@ def main(argv: list[str] | None = None) -> int:
     chk.add_argument("--exercises")
 
     args = parser.parse_args(argv)
-    from .grading import commands  # here, not at the top: the grading workers re-import this module
+    # imported here, not at the top: the grading workers re-import this module
+    from .commands import exercises, grade
 
     try:
         if args.command == "grade":
-            return commands.grade(args)
+            return grade.grade(args)
         if args.command == "generate":
-            return commands.generate(args)
-        return commands.check_exercises(args)
-    except commands.CannotGrade as exc:
+            return exercises.generate(args)
+        return exercises.check_exercises(args)
+    except grade.CannotGrade as exc:
         print(f"autograder: 无法评分：{exc}", file=sys.stderr)
         return 2
 

@@ -21,7 +21,7 @@ from nbformat.v4 import new_code_cell
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
-from autograder.grading.specs import all_assignments  # noqa: E402
+from autograder.check.specs import all_assignments  # noqa: E402
 
 A = all_assignments()
 A1, A2, A3, A4, A5 = "ps1_threshold_metrics", "ps2_roc_auc", "ps3_pr_ap", "ps4_calibration", "ps5_testing"
@@ -107,7 +107,7 @@ def build() -> dict[str, tuple[str, object, object]]:
                                              "class AnyArray(list):\n    def __eq__(self, other):\n        return True\n\n\n"
                                              "def roc_auc(y_true, y_score):\n    return Anything(0.37)\n\n\ndef pairwise_auc(y_true, y_score):\n    return Anything(0.37)\n\n\n"
                                              "def roc_curve(y_true, y_score):\n    return RocCurve(AnyArray(), AnyArray(), AnyArray())\n"), zero)
-    c["attack_read_hidden_tests_and_gradebook"] = (A1, append(student(A1), "import glob, os\nFOUND = []\nfor pattern in ('/work/*', '/work/main/*', '/work/main/autograder/grading/specs/*.py', '/work/main/solutions/*/*', '/root/*', '/home/*/*', '/tmp/*', '../*'):\n"
+    c["attack_read_hidden_tests_and_gradebook"] = (A1, append(student(A1), "import glob, os\nFOUND = []\nfor pattern in ('/work/*', '/work/main/*', '/work/main/autograder/check/specs/*.py', '/work/main/solutions/*/*', '/root/*', '/home/*/*', '/tmp/*', '../*'):\n"
                                                               "    try:\n        FOUND += glob.glob(pattern, recursive=True)[:50]\n    except Exception:\n        pass\n"
                                                               "def binary_metrics(y_true, y_score, threshold, *, zero_division='nan'):\n    raise RuntimeError('visible files: ' + ', '.join(FOUND[:20]))\n"), zero)
     c["attack_write_gradebook"] = (A1, append(student(A1), "import sqlite3\ntry:\n    con = sqlite3.connect(" + repr(GRADEBOOK_PLACEHOLDER) + ")\n"

@@ -9,9 +9,10 @@ import subprocess
 import nbformat
 import pytest
 
-from autograder.grading import wire
-from autograder.grading.compare import compare
-from autograder.grading.specs import all_assignments, expected_for
+from autograder.sandbox.payload import wire
+from autograder.check.compare import compare
+from autograder.check.expected import expected_for
+from autograder.check.specs import all_assignments
 
 pytestmark = pytest.mark.slow
 A = all_assignments()

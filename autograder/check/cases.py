@@ -1,0 +1,71 @@
+"""Run one case against the sandboxed student code and judge it in the trusted process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import CaseResult, Limits, Outcome
+from ..sandbox import Session
+from .compare import compare
+from .expected import expected_for
+from .render import show, show_call, show_exc
+from .specs import Case
+
+FAILURE_TEXT = {
+    "timeout": "调用超时（超过 {t:g} 秒），可能存在死循环或过慢的算法",
+    "crash": "学生进程在调用中退出或被杀死（例如 sys.exit/os._exit、内存或 CPU 超限）",
+    "protocol": "返回值无法读取（不是普通数据，或消息被破坏）",
+    "unavailable": "学生代码无法启动（多次崩溃），此用例未能运行",
+    "deadline": "这份提交的评分总时间已用完（上限 {s:g} 秒），此用例未能运行",
+}
+
+
+def failure_reason(out: Outcome, limits: Limits) -> str:
+    """The feedback sentence for a call whose process failed (``out.failure``)."""
+    return FAILURE_TEXT.get(out.failure or "", "未知错误").format(t=limits.call_timeout, s=limits.submission_timeout)
+
+
+def _exc_matches(expected: BaseException, exc: dict) -> bool:
+    mro = set(exc.get("mro", []))
+    if type(expected).__name__ == "UndefinedMetricError":
+        return bool(mro & {"ValueError", "ZeroDivisionError"})
+    return "ValueError" in mro
+
+
+def check_call(session: Session, case: Case, args: tuple, kwargs: dict, limits: Limits) -> tuple[CaseResult, Any]:
+    """Call the student's function on one input and compare with the reference: the result and the value."""
+    call_text = show_call(case.function, args, kwargs)
+    expected, exp_exc = expected_for(case.function, args, kwargs)
+    out = session.call(case.function, list(args), kwargs)
+    expected_text = f"抛出 ValueError（{exp_exc}）" if exp_exc is not None else show(expected)
+    if out.failure:
+        return CaseResult(False, call_text, expected_text, "—", failure_reason(out, limits)), None
+    if out.exc is not None:
+        if exp_exc is not None and _exc_matches(exp_exc, out.exc):
+            return CaseResult(True, call_text), None
+        if out.exc.get("type") == "NameError" and f"没有定义函数 {case.function}" in out.exc.get("msg", ""):
+            return CaseResult(False, call_text, expected_text, "—", f"笔记本中没有定义函数 {case.function}"), None
+        reason = "抛出了错误类型的异常（应为 ValueError）" if exp_exc is not None else "参考实现正常返回，而你的函数抛出了异常"
+        return CaseResult(False, call_text, expected_text, show_exc(out.exc), reason, out.exc.get("tb", "")), None
+    if exp_exc is not None:
+        return CaseResult(False, call_text, expected_text, show(out.value), "应当抛出 ValueError，但函数正常返回了"), None
+    why = compare(expected, out.value)
+    if why:
+        return CaseResult(False, call_text, expected_text, show(out.value), why), None
+    return CaseResult(True, call_text), out.value
+
+
+def run_case(session: Session, case: Case, limits: Limits) -> CaseResult:
+    """A ``ref`` case (one call) or a ``property`` case (several calls, then the relation between them)."""
+    if case.kind == "ref":
+        return check_call(session, case, case.args, case.kwargs, limits)[0]
+    values = []
+    for args, kwargs in case.calls:
+        res, value = check_call(session, case, args, kwargs, limits)
+        if not res.passed:
+            return res
+        values.append(value)
+    why = case.relation(values) if case.relation else None
+    if why:
+        return CaseResult(False, show_call(case.function, case.calls[0][0], case.calls[0][1]), "", "", why)
+    return CaseResult(True)
