@@ -74,7 +74,8 @@ def build() -> dict[str, tuple[str, object, object]]:
     c["wrong_labels_coerced"] = (A1, replace_in_answer(A1, "    is_one = arr == 1\n    if not (is_one | (arr == 0)).all():", "    is_one = arr != 0\n    if False:"), "oracle")
     c["wrong_accepts_any_zero_division"] = (A1, replace_in_answer(A1, "    raise ValueError(f'zero_division 只能是", "    return float(zero_division)\n    raise ValueError(f'zero_division 只能是"), "oracle")
     c["wrong_roc_no_tie_groups"] = (A2, replace_in_answer(A2, "    last_of_group = np.r_[s_sorted[1:] != s_sorted[:-1], True]", "    last_of_group = np.ones(s_sorted.size, dtype=bool)"), "oracle")
-    c["wrong_roc_missing_start_point"] = (A2, replace_in_answer(A2, "np.r_[np.inf, thresholds], np.r_[0.0, fps / n_neg], np.r_[0.0, tps / n_pos]", "thresholds, fps / n_neg, tps / n_pos"), "oracle")
+    c["wrong_roc_missing_start_point"] = (A2, replace_in_answer(A2, "fpr=np.r_[0.0, fps / n_neg], tpr=np.r_[0.0, tps / n_pos], thresholds=np.r_[np.inf, thresholds]",
+                                                                                   "fpr=fps / n_neg, tpr=tps / n_pos, thresholds=thresholds"), "oracle")
     c["wrong_pairwise_ties_count_zero"] = (A2, replace_in_answer(A2, "int(below.sum() + at_or_below.sum())", "2 * int(below.sum())"), "oracle")
     c["wrong_roc_missing_pairwise_function"] = (A2, replace_in_answer(A2, "def pairwise_auc(y_true, y_score):", "def pairwise_auc_unfinished(y_true, y_score):"), "oracle")
     c["wrong_ap_interpolated"] = (A3, replace_in_answer(A3, "    return float(np.dot(d_tp, tps / (tps + fps)) / int(pos.sum()))",
