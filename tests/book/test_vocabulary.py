@@ -5,8 +5,9 @@
   prose of a page (outside code and math; figure captions included), in the quiz data or in the
   glossary's own definitions -- only the glossary lists them;
 * every term is defined before it is used: reading the pages in the order of ``_toc.yml``, the first
-  use of a term (overview pages excepted) does not come before the section that introduces it,
-  unless the data names that page in the term's ``forward`` list (a deliberate forward reference).
+  use of a term (overview pages, headings and table rows excepted) does not come before the section
+  that introduces it, unless the data names that page in the term's ``forward`` list (a deliberate,
+  reviewed forward reference, such as a preview of the next section or a link to a later chapter).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def labels() -> dict[str, tuple[int, int]]:
 
 
 LABELS = labels()
-HEADINGS = re.compile(r"^#+ .*$", re.M)
+HEADINGS = re.compile(r"^(?:#+ |\|).*$", re.M)   # headings and table rows announce, they do not use
 
 
 def variant_hits(source: Source) -> list[str]:
@@ -141,13 +142,19 @@ def test_glossary_definitions_use_only_the_chosen_terms():
 
 
 # ------------------------------------------------------------------------- define before use
-def first_use(words: list[str], skip: set[str]) -> tuple[int, int, str] | None:
-    """``(page index, offset, doc)`` of the first use of any of ``words`` in reading order."""
+def first_use(words: list[str], skip: set[str], after: tuple[int, int]) -> tuple[int, int, str] | None:
+    """``(page index, offset, doc)`` of the first use of any of ``words`` in reading order.
+
+    Pages in ``skip`` are passed over, except the introducing page (``after``), where only the uses
+    before its label are passed over.
+    """
     for i, doc in enumerate(PAGES):
-        if doc in skip:
+        if doc in skip and i != after[0]:
             continue
-        text = HEADINGS.sub(lambda m: " " * len(m.group(0)), PROSE[doc])  # titles announce, they do not use
+        text = HEADINGS.sub(lambda m: " " * len(m.group(0)), PROSE[doc])
         positions = [m.start() for w in words for m in re.finditer(re.escape(w), text)]
+        if doc in skip:
+            positions = [p for p in positions if p >= after[1]]
         if positions:
             return i, min(positions), doc
     return None
@@ -156,9 +163,9 @@ def first_use(words: list[str], skip: set[str]) -> tuple[int, int, str] | None:
 @pytest.mark.parametrize("term", TERMS, ids=[t["id"] for t in TERMS])
 def test_term_is_defined_before_it_is_used(term):
     skip = set(DATA["overview_pages"]) | set(term.get("forward", []))
-    use = first_use(term.get("search", [term["term"]]), skip)
     page, offset = LABELS[term["introduced"]]
-    assert use is not None
+    use = first_use(term.get("search", [term["term"]]), skip, (page, offset))
+    assert use is not None, f"“{term['term']}”在正文中（预告与概览之外）没有出现"
     used_page, used_offset, doc = use
     before = (used_page, used_offset) < (page, offset)
     context = PROSE[doc][max(0, used_offset - 20):used_offset + 20].replace("\n", " ").strip()
