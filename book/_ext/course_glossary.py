@@ -114,7 +114,8 @@ class CourseGlossaryDirective(SphinxDirective):
         if len(items) != len(entries):
             raise self.error(f"course-glossary: rendered {len(items)} items for {len(entries)} terms")
         for item, entry in zip(items, entries):
-            item["ids"].append(f"term-{entry['id']}")
+            term = next(iter(item.findall(nodes.term)))
+            term["ids"].append(f"term-{entry['id']}")      # the anchor of the entry (the <dt> carries it)
         return [box]
 
 

@@ -114,6 +114,23 @@ class Source:
     text: str
 
 
+def toc_docs() -> list[str]:
+    """Every page of ``_toc.yml`` in reading order, as document names (``book/binary/roc``)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    docs = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                docs.append(entry["file"])
+            walk(entry.get("sections"))
+            walk(entry.get("chapters"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    return docs
+
+
 def book_pages() -> list[Path]:
     """Every MyST page of the book (``book/**/*.md``)."""
     return sorted(p for p in (ROOT / "book").rglob("*.md") if "_build" not in p.parts)

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from pathlib import Path
 
 import pytest
-import yaml
 
-from .prose import ROOT, Source, glossary_sources, joined, page_prose, quiz_sources
+from .prose import ROOT, Source, glossary_sources, joined, page_prose, quiz_sources, toc_docs
 
 _spec = importlib.util.spec_from_file_location("course_glossary_ext", ROOT / "book" / "_ext" / "course_glossary.py")
 glossary_ext = importlib.util.module_from_spec(_spec)
@@ -30,23 +28,7 @@ TERMS = DATA["terms"]
 GLOSSARY_PAGE = "book/glossary"
 
 
-def toc_order() -> list[str]:
-    """Document names (``book/binary/roc``) in reading order."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    order = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                order.append(entry["file"])
-            walk(entry.get("sections"))
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters"))
-    return order
-
-
-PAGES = toc_order()
+PAGES = toc_docs()
 RAW = {doc: (ROOT / f"{doc}.md").read_text(encoding="utf-8") for doc in PAGES}
 PROSE = {doc: page_prose(text) for doc, text in RAW.items()}
 
