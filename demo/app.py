@@ -84,7 +84,7 @@ def _tab1() -> Tag:
     plots = ui.layout_columns(
         ui.card(ui.card_header("ROC 曲线（红点：当前阈值）"), ui.output_plot("roc_plot", height="330px"), class_="mb-2"),
         ui.card(ui.card_header("PR 曲线（虚线：基线 π）"), ui.output_plot("pr_plot", height="330px"), class_="mb-2"),
-        ui.card(ui.card_header("可靠性图（下：每箱样本数）"), ui.output_plot("reliability_plot", height="330px"), class_="mb-2"),
+        ui.card(ui.card_header("校准曲线（下：每箱样本数）"), ui.output_plot("reliability_plot", height="330px"), class_="mb-2"),
         col_widths=(4, 4, 4),
     )
     return ui.nav_panel(
@@ -291,7 +291,7 @@ def server(input, output, session):  # noqa: A002 - Shiny's signature
     def pr_plot():
         return plot_or_message(pr_figure)
 
-    @render.plot(alt="可靠性图与各分箱样本数")
+    @render.plot(alt="校准曲线与各分箱样本数")
     def reliability_plot():
         return plot_or_message(reliability_figure)
 
