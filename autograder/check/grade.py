@@ -9,9 +9,8 @@ from ..model import CaseRecord, CaseResult, CellError, CellScore, Limits, SetupR
 from ..sandbox import SandboxBroken, Session
 from .cases import run_case
 from .expected import expects_error
-from .forbidden import forbidden_uses
 from .mutant_runs import run_mutants
-from .prepare import prepare
+from .prepare import cell_label, prepare
 from .specs import Assignment
 
 
@@ -56,17 +55,12 @@ def _grade(assignment: Assignment, source: Path, submission: Path | None, studen
         prepared = prepare(source, submission)
         notes += prepared.notes
         if prepared.error:
-            notes.append(prepared.error)
+            notes.insert(0, prepared.error)
             for case in assignment.cases:
-                results[case.id] = CaseResult(False, reason=prepared.error)
+                results[case.id] = CaseResult(False, reason="未能评分（原因见页首的说明）")
         else:
-            banned = forbidden_uses(prepared.cells, assignment.functions)
-            for fn, why in banned.items():
-                notes.append(f"函数 {fn} 使用了课程参考实现或 scikit-learn（{why}）：该函数的全部用例不得分。")
-            todo = [c for c in assignment.cases if c.function not in banned]
-            for case in assignment.cases:
-                if case.function in banned:
-                    results[case.id] = CaseResult(False, reason=f"{case.function} 使用了 autograder.reference 或 scikit-learn，不得分")
+            todo = list(assignment.cases)
+            skipped = frozenset(prepared.skipped_imports)
             report: SetupReport | None
             if any(c.kind == "mutant" for c in todo):
                 found, reports, start_seconds = run_mutants(prepared.cells, submission, todo, sandbox, limits, deadline)
@@ -77,7 +71,7 @@ def _grade(assignment: Assignment, source: Path, submission: Path | None, studen
                 session = Session(prepared.cells, submission, sandbox=sandbox, limits=limits, deadline=deadline)
                 try:
                     for case in todo:
-                        results[case.id] = run_case(session, case, limits)
+                        results[case.id] = run_case(session, case, limits, skipped)
                 finally:
                     session.close()
                 report, start_seconds, out_of_time = session.report, session.start_seconds, session.report.out_of_time
@@ -115,7 +109,7 @@ def _setup_notes(report: SetupReport, cell_errors: list[CellError]) -> list[str]
         if idx == -1:
             notes.append("学生进程无法启动或反复崩溃，剩余用例未能运行。")
         else:
-            notes.append(f"第 {idx} 个单元在执行时{why}，评分时跳过了这个单元（该单元中的定义不可用）。")
+            notes.append(f"{cell_label(idx)}在执行时{why}，评分时跳过了这个单元（该单元中的定义不可用）。")
     if report.restarts:
         notes.append(f"学生进程因崩溃或超时重启了 {report.restarts} 次（每次只影响当时正在运行的用例）。")
     return notes

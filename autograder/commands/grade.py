@@ -202,7 +202,7 @@ def _grade_pending(args, store, assignments, subs, entries, job_of, pool, output
             totals[k] = totals.get(k, 0.0) + v
         outputs.write_result(result, title=a.title, notebook=a.notebook, policy=policy)
         note = f"；{result.notes[0][:80]}" if result.notes else ""
-        timeouts = [e.cell for e in result.cell_errors if e.type == "_CellTimeout"]
+        timeouts = [e.cell + 1 for e in result.cell_errors if e.type == "_CellTimeout" and e.cell >= 0]
         if timeouts:
             note += f"；第 {', '.join(map(str, timeouts))} 个单元执行超时，已中断"
         progress.tick(f"{name}：{result.score:g}/{result.max_score:g} 分（{result.seconds:.1f} 秒{note}）")

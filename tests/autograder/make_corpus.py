@@ -146,6 +146,12 @@ def build() -> dict[str, tuple[str, object, object]]:
     c["attack_syntax_error_cell"] = (A1, append(solution(A1), "def broken(:\n    pass"), full(A1))
     c["attack_fork_bomb"] = (A1, append(solution(A1), "import os\nkids = 0\ntry:\n    for _ in range(200):\n        if os.fork() == 0:\n            import time\n            time.sleep(60)\n            os._exit(0)\n        kids += 1\nexcept OSError:\n    pass"), full(A1))
     c["attack_not_json_notebook"] = (A1, None, zero)
+    # honest habits that must keep full marks (the grading environment has no scikit-learn; a cell uses it to compare)
+    c["honest_cross_check_import_first_line"] = (A2, replace_in_answer(A2, "### BEGIN SOLUTION\n", "### BEGIN SOLUTION\nfrom sklearn.metrics import roc_auc_score  # 只用来对照\n"), full(A2))
+    c["honest_docstring_and_local_named_metrics"] = (A2, append(replace_in_answer(
+        A2, "def roc_auc(y_true, y_score):\n", 'def roc_auc(y_true, y_score):\n    """结果与 sklearn.metrics.roc_auc_score 相同。"""\n    metrics = {"auc": None}\n'),
+        "from sklearn import metrics\nprint(metrics.roc_auc_score([0, 1], [0.2, 0.8]))"), full(A2))
+    c["honest_display_and_magics"] = (A1, replace_in_answer(A1, "### BEGIN SOLUTION\n", "### BEGIN SOLUTION\n%matplotlib inline\ndisplay('开始作答')\n!echo 你好\nWIDTH = (10\n% 3)\n"), full(A1))
     # stubs that only reject: validation cases count only for functions that also compute
     for n in (A1, A2, A3, A4):
         stubs = "".join(f"def {fn}(*args, **kwargs):\n    raise ValueError('未实现')\n\n\n" for fn in A[n].functions)

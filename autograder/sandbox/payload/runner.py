@@ -163,7 +163,8 @@ def main():
             # CPU time of this process, and a wall-clock backstop for a cell that only waits
             signal.setitimer(signal.ITIMER_PROF, float(setup["cell_timeout"]))
             signal.setitimer(signal.ITIMER_REAL, float(setup.get("cell_wall", setup["cell_timeout"])))
-            code = compile(cell["source"], f"<单元 {cell['index']}>", "exec")
+            index = int(cell["index"])  # as JupyterLab counts (1-based, Markdown cells included)
+            code = compile(cell["source"], f"<第 {index + 1} 个单元>" if index >= 0 else "<恢复的带锁单元>", "exec")
             exec(code, ns)  # noqa: S102 - this is the sandbox
         except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt, timeouts ...
             error = _exc_info(exc)
