@@ -17,7 +17,7 @@ order, ``(fraction_positive, mean_predicted, ...)`` = ``(prob_true, prob_pred)``
 from __future__ import annotations
 
 import numbers
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike

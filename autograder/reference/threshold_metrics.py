@@ -177,10 +177,10 @@ def confusion_counts(y_true: ArrayLike, y_pred: ArrayLike) -> ConfusionCounts:
     >>> from autograder.reference import confusion_counts
     >>> confusion_counts([1, 1, 0, 0], [1, 0, 1, 0])
     ConfusionCounts(tp=1, fp=1, tn=1, fn=1)
-    >>> confusion_counts([1, 0, 1], [0.9, 0.2, 0.4])
+    >>> confusion_counts([1, 0, 1], [0.9, 0.2, 0.4])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    ValueError: y_pred 只能含有标签 0 和 1，发现非法值 0.9, 0.2, 0.4。y_pred 是预测标签（0/1 或布尔值），与 scikit-learn 同名参数的含义相同；手头是得分或概率时，请先按阈值转换，例如 y_pred = y_score >= threshold
+    ValueError: y_pred 只能含有标签 0 和 1，发现非法值 0.9, 0.2, 0.4。...请先按阈值转换，例如 y_pred = y_score >= threshold
     """
     return _labels_and_predictions(y_true, y_pred)
 
@@ -402,10 +402,10 @@ def fbeta_score(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float = 1.0, zero
     >>> y_score = np.array([0.9, 0.4, 0.35, 0.8, 0.1])
     >>> round(fbeta_score(y_true, y_score >= 0.5, beta=2.0), 4)
     0.7143
-    >>> fbeta_score(y_true, y_score, beta=2.0)
+    >>> fbeta_score(y_true, y_score, beta=2.0)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    ValueError: y_pred 只能含有标签 0 和 1，发现非法值 0.9, 0.4, 0.35, 0.8, 0.1。y_pred 是预测标签（0/1 或布尔值），与 scikit-learn 同名参数的含义相同；手头是得分或概率时，请先按阈值转换，例如 y_pred = y_score >= threshold
+    ValueError: y_pred 只能含有标签 0 和 1，发现非法值 0.9, 0.4, 0.35, 0.8, 0.1。...例如 y_pred = y_score >= threshold
     """
     policy = check_zero_division(zero_division)
     b = check_scalar(beta, "beta", numbers.Real, min_val=0, include_boundaries="neither")

@@ -9,7 +9,6 @@ Screenshots go to artifacts/screenshots/ (git-ignored).
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 

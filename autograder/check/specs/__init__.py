@@ -68,15 +68,15 @@ class Assignment:
         return visible or valid[:2]
 
 
-def ref(id: str, cell: str, points: int, function: str, description: str, *args: Any, **kwargs: Any) -> Case:
+def ref(case_id: str, cell: str, points: int, function: str, description: str, *args: Any, **kwargs: Any) -> Case:
     """A case compared with the reference on one call."""
-    return Case(id, cell, points, function, description, "ref", args, kwargs)
+    return Case(case_id, cell, points, function, description, "ref", args, kwargs)
 
 
-def prop(id: str, cell: str, points: int, function: str, description: str, calls: list,
+def prop(case_id: str, cell: str, points: int, function: str, description: str, calls: list,
          relation: Callable[[list[Any]], str | None]) -> Case:
     """A case of several calls, each compared with the reference, plus a relation between them."""
-    return Case(id, cell, points, function, description, "property", calls=calls, relation=relation)
+    return Case(case_id, cell, points, function, description, "property", calls=calls, relation=relation)
 
 
 def render_cell_listing(assignment: "Assignment", cell: str) -> str:

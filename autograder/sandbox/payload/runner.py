@@ -34,7 +34,6 @@ import builtins
 import os
 import signal
 import sys
-import time
 import traceback
 import types
 
