@@ -1,4 +1,4 @@
-"""Command line: ``autograder grade``, ``autograder generate``, ``autograder check-exercises``."""
+"""Command line: ``autograder grade``, ``generate``, ``check-exercises``, ``serve`` and ``roster``."""
 
 from __future__ import annotations
 
@@ -43,10 +43,14 @@ def main(argv: list[str] | None = None) -> int:
     chk.add_argument("--solutions")
     chk.add_argument("--exercises")
 
+    add_service_commands(sub)
+
     args = parser.parse_args(argv)
     # imported here, not at the top: the grading workers re-import this module
     from .commands import exercises, grade
 
+    if args.command in ("serve", "roster"):
+        return run_service_command(args)
     try:
         if args.command == "grade":
             return grade.grade(args)
@@ -55,6 +59,52 @@ def main(argv: list[str] | None = None) -> int:
         return exercises.check_exercises(args)
     except grade.CannotGrade as exc:
         print(f"autograder: 无法评分：{exc}", file=sys.stderr)
+        return 2
+
+
+def add_service_commands(sub) -> None:
+    """``autograder serve`` and ``autograder roster`` (the online grading service)."""
+    s = sub.add_parser("serve", help="运行在线评分服务（HTTP API、持久队列、评分工作进程）")
+    s.add_argument("--data", required=True, help="数据目录：提交的笔记本、SQLite 成绩库 gradebook.db、服务器密钥")
+    s.add_argument("--db", help="成绩库的 SQLAlchemy URL（默认 sqlite:///DATA/gradebook.db；多个服务进程请用 postgresql://...）")
+    s.add_argument("--config", help="课程配置 course.yml（默认 DATA/course.yml；没有时全部作业开放、无截止时间）")
+    s.add_argument("--host", default="127.0.0.1", help="监听地址（默认 127.0.0.1）")
+    s.add_argument("--port", type=int, default=8080, help="端口（默认 8080）")
+    s.add_argument("--scheduler", metavar="ADDRESS", help="在 Dask distributed 集群上评分（调度器地址）")
+    s.add_argument("--jobs", type=int, default=0, help="本机评分工作进程数（默认 CPU 核数）")
+    s.add_argument("--no-sandbox", action="store_true", help="不用 bubblewrap 隔离学生代码（不安全，只用于调试）")
+    s.add_argument("--lease", type=float, default=30.0, help="评分认领的租约秒数：进程被杀后，其他进程在租约到期后接手（默认 30）")
+    s.add_argument("--scratch", metavar="DIR", help="工作进程存放临时文件的目录（默认系统临时目录）")
+    s.add_argument("--db-wait", type=float, default=120.0, help="成绩库暂时不可用时最多等待的秒数（默认 120）")
+    s.add_argument("--solutions", help="教师源目录（默认仓库中的 solutions/）")
+    s.add_argument("--call-timeout", type=float, default=4.0, help="每次函数调用的时限（秒）")
+    s.add_argument("--memory-mib", type=int, default=1024, help="学生进程的地址空间上限（MiB）")
+    s.add_argument("--submission-timeout", type=float, default=180.0, help="每份提交的评分总时限（秒）")
+    s.add_argument("--forwarded-allow-ips", help="在反向代理之后：信任这些地址发来的 X-Forwarded-For（逗号分隔）")
+    s.add_argument("--max-connections", type=int, default=1000, help="同时处理的最大连接数，超出时回答 503（默认 1000）")
+    s.add_argument("--access-log", action="store_true", help="打印每个请求")
+
+    r = sub.add_parser("roster", help="在线评分服务的名单与访问码")
+    rs = r.add_subparsers(dest="roster_command", required=True)
+    imp = rs.add_parser("import", help="导入名单（student_id，可选 name、email），为新学生生成访问码")
+    imp.add_argument("roster", nargs="?", help="ROSTER.csv")
+    imp.add_argument("--data", required=True, help="服务的数据目录")
+    imp.add_argument("--db", help="成绩库的 SQLAlchemy URL（默认 sqlite:///DATA/gradebook.db）")
+    imp.add_argument("--codes", required=True, help="把新访问码写入这个 CSV 文件（不得已存在；只有这一份）")
+    imp.add_argument("--reset", action="append", metavar="STUDENT_ID", help="为这名学生换发访问码，旧码立即失效（可重复）")
+    ins = rs.add_parser("instructor", help="生成（或换发）教师访问码并打印")
+    ins.add_argument("name", help="教师名")
+    ins.add_argument("--data", required=True)
+    ins.add_argument("--db")
+
+
+def run_service_command(args: argparse.Namespace) -> int:
+    from .commands import roster, serve
+
+    try:
+        return serve.serve(args) if args.command == "serve" else roster.roster(args)
+    except (serve.CannotServe, roster.CannotRoster) as exc:
+        print(f"autograder: {exc}", file=sys.stderr)
         return 2
 
 

@@ -1,13 +1,15 @@
 """The grading engine's layers and their dependency direction, checked on every import statement.
 
     sandbox  <-  check  <-  batch  <-  commands  ->  store
-                  |                                    |
-              reference                              model (everyone may use model)
+                  |            ^           |            ^
+              reference        +--  service  ---------+   model (everyone may use model)
 
 * ``autograder/sandbox/payload/`` runs INSIDE the sandbox: standard library, NumPy and its own modules only;
 * ``autograder/sandbox/`` (the trusted client) knows nothing of assignments, grades or gradebooks;
 * ``autograder/check/`` grades one notebook; ``autograder/batch/`` schedules many; only ``autograder/store/``
-  writes the gradebook and the output folder, and it knows results, not how they are produced.
+  writes the gradebook and the output folder, and it knows results, not how they are produced;
+* ``autograder/service/`` (the online grading service) queues submissions and grades them with the batch
+  layer's jobs and pools, writing through the store; it never reaches into the sandbox.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ ALLOWED = {  # layer -> layers (of autograder) it may import
     "check": {"check", "sandbox", "reference", "model"},
     "batch": {"batch", "check", "sandbox", "model"},
     "store": {"store", "model"},
-    "commands": {"commands", "batch", "check", "sandbox", "store", "model"},
+    "service": {"service", "batch", "check", "store", "model"},
+    "commands": {"commands", "batch", "check", "sandbox", "store", "service", "model"},
     "cli": {"commands"},
 }
 

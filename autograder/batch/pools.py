@@ -10,6 +10,11 @@ Both submit a bounded window of jobs (memory stays flat for thousands of submiss
 ``(job, payload, error)``: ``payload`` is ``grade_job``'s return value, ``error`` a message when the job
 failed for infrastructure reasons even after its tries (:class:`RetryPolicy`, shared by both).  Neither
 ever touches the gradebook.
+
+The source of jobs may be endless (the grading service's queue): it yields :data:`IDLE` when it has no job
+right now but may have one later.  The pool then hands back the jobs that finish in the next
+:data:`IDLE_POLL` seconds and asks again; a source that has nothing and knows nothing is in flight should
+block (briefly) itself rather than yield :data:`IDLE` at once.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from .jobs import JobError, grade_job, worker_init
 
 Event = tuple[dict, "dict | None", "str | None"]
 Work = Callable[[dict], dict]
+IDLE: dict = {}  # yielded by an endless source: nothing to grade now, ask again soon (compared by identity)
+IDLE_POLL = 0.2  # seconds a pool waits for finished jobs before it asks an idle source again
 
 
 def _name(job: dict) -> str:
@@ -120,10 +127,13 @@ class LocalPool:
             early.pop(key)[0].cancel()  # already graded: its result (if it runs anyway) is never read
         try:
             while True:
-                submit_broken = False
+                submit_broken = idle = False
                 while len(inflight) < self.window:
                     job = retry.popleft() if retry else next(source, None)
                     if job is None:
+                        break
+                    if job is IDLE:
+                        idle = True
                         break
                     started = early.pop(job_key(job), None)
                     if started is not None:
@@ -136,8 +146,11 @@ class LocalPool:
                         submit_broken = True
                         break
                 if not inflight and not submit_broken:
+                    if idle:
+                        continue
                     return
-                done, _ = wait(list(inflight), timeout=0 if submit_broken else None, return_when=FIRST_COMPLETED)
+                timeout = 0 if submit_broken else IDLE_POLL if idle else None
+                done, _ = wait(list(inflight), timeout=timeout, return_when=FIRST_COMPLETED)
                 broken = submit_broken
                 for fut in done:
                     job = inflight.pop(fut)
@@ -211,45 +224,56 @@ class DaskPool:
         return now
 
     def run(self, jobs: Iterable[dict], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
-        from distributed import as_completed
+        from distributed import wait as dask_wait
 
         source = iter(jobs)
         policy = RetryPolicy(self.attempts)
-        inflight: dict = {}
-        ac = as_completed(loop=self.client.loop)
+        inflight: dict = {}  # future key -> (future, job)
 
         def submit(job: dict) -> None:
             fut = self.client.submit(grade_job, job, pure=False, key=f"grade-{_name(job)}-{os.urandom(4).hex()}")
-            inflight[fut.key] = job
-            ac.add(fut)
+            inflight[fut.key] = (fut, job)
 
         known = self._workers()
+        ended = False
         try:
-            for _ in range(self.window):
-                job = next(source, None)
-                if job is None:
-                    break
-                submit(job)
-            for fut in ac:
-                known = self._announce_lost_workers(known)
-                job = inflight.pop(fut.key)
-                try:
-                    payload = fut.result()
-                except JobError as exc:
-                    n = policy.after_error(job)
-                    if n is not None:
-                        self.log(f"警告：{_name(job)} 评分失败（{exc}），第 {n} 次重试")
+            while True:
+                idle = False
+                while not ended and len(inflight) < self.window:
+                    job = next(source, None)
+                    if job is None:
+                        ended = True
+                    elif job is IDLE:
+                        idle = True
+                        break
+                    else:
                         submit(job)
-                        continue
-                    yield job, None, str(exc)
-                except Exception as exc:  # noqa: BLE001 - KilledWorker after repeated worker deaths, grader bugs
-                    yield job, None, f"Dask 任务失败：{type(exc).__name__}: {str(exc)[:300]}"
-                else:
-                    yield job, payload, None
-                finally:
-                    fut.release()
-                job = next(source, None)
-                if job is not None:
-                    submit(job)
+                if not inflight:
+                    if ended:
+                        return
+                    continue
+                try:
+                    done = dask_wait([f for f, _ in inflight.values()], timeout=IDLE_POLL if idle else None,
+                                     return_when="FIRST_COMPLETED").done
+                except TimeoutError:
+                    continue
+                for fut in done:
+                    known = self._announce_lost_workers(known)
+                    _, job = inflight.pop(fut.key)
+                    try:
+                        payload = fut.result()
+                    except JobError as exc:
+                        n = policy.after_error(job)
+                        if n is not None:
+                            self.log(f"警告：{_name(job)} 评分失败（{exc}），第 {n} 次重试")
+                            submit(job)
+                            continue
+                        yield job, None, str(exc)
+                    except Exception as exc:  # noqa: BLE001 - KilledWorker after repeated worker deaths, grader bugs
+                        yield job, None, f"Dask 任务失败：{type(exc).__name__}: {str(exc)[:300]}"
+                    else:
+                        yield job, payload, None
+                    finally:
+                        fut.release()
         finally:
             self.client.close()

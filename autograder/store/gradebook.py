@@ -129,3 +129,14 @@ def open_gradebook(db_url: str) -> Gradebook:
     """A Gradebook the caller closes (``gb.close()``); opening it creates nbgrader's tables if needed."""
     with alembic_on_path():
         return Gradebook(db_url)
+
+
+def update_students(db_url: str, students: list[tuple[str, str, str]]) -> None:
+    """Add or update students ``(student_id, name, email)`` in the gradebook (nbgrader keeps one name field
+    per part; the whole name goes into ``first_name``), so that exports list the whole class."""
+    gb = open_gradebook(db_url)
+    try:
+        for student_id, name, email in students:
+            gb.update_or_create_student(student_id, first_name=name or None, email=email or None)
+    finally:
+        gb.close()

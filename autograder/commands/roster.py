@@ -1,0 +1,65 @@
+"""``autograder roster``: students and instructors of the grading service, with their access codes."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ..service.database import Database, engine_url
+from ..service.roster import RosterError, Student, import_students, instructor_code, read_roster, reset_code, write_codes
+
+
+class CannotRoster(RuntimeError):
+    """The roster command cannot do what was asked (message in Chinese)."""
+
+
+def database(args: argparse.Namespace) -> tuple[Database, str]:
+    data = Path(args.data).resolve()
+    data.mkdir(parents=True, exist_ok=True)
+    url = args.db or f"sqlite:///{data / 'gradebook.db'}"
+    db = Database(url)
+    db.create()
+    return db, url
+
+
+def roster(args: argparse.Namespace) -> int:
+    """``autograder roster import`` and ``autograder roster instructor``."""
+    try:
+        if args.roster_command == "instructor":
+            db, _ = database(args)
+            print(instructor_code(db, args.name))
+            print(f"教师 {args.name} 的访问码如上（只显示这一次；重新运行本命令会换发新码，旧码随即失效）", file=sys.stderr)
+            return 0
+        return _import(args)
+    except RosterError as exc:
+        raise CannotRoster(str(exc)) from None
+
+
+def _import(args: argparse.Namespace) -> int:
+    students = read_roster(Path(args.roster)) if args.roster else []
+    if not students and not args.reset:
+        raise CannotRoster("请给出名单 ROSTER.csv，或用 --reset 学号 换发访问码")
+    codes_path = Path(args.codes)
+    try:  # claimed before anything changes: codes are shown only once, so they must have a place to go
+        fd = os.open(codes_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise CannotRoster(f"{codes_path} 已存在；为免覆盖尚未分发的访问码，请换一个文件名") from None
+    except OSError as exc:
+        raise CannotRoster(f"无法创建 {codes_path}：{exc.strerror}") from None
+    os.close(fd)
+    os.unlink(codes_path)
+    db, url = database(args)
+    issued = import_students(db, students)
+    for sid in dict.fromkeys(args.reset or []):
+        issued.append((Student(sid), reset_code(db, "student", sid)))
+    write_codes(codes_path, issued)
+    if students:
+        from ..store import gradebook  # nbgrader: imported only when needed (~1.5 s)
+
+        gradebook.update_students(engine_url(url), [(s.student_id, s.name, s.email) for s in students])
+    kept = len(students) - sum(1 for s, _ in issued if s in students)
+    print(f"名单：{len(students)} 名学生，新建 {len(issued) - len(args.reset or [])} 个账号，{kept} 个已存在（访问码不变）；"
+          f"换发 {len(set(args.reset or []))} 个访问码。新访问码已写入 {codes_path}（只有这一份，请妥善分发）", file=sys.stderr)
+    return 0

@@ -1,0 +1,193 @@
+"""The service's tables, in the same database as the nbgrader gradebook, and how to reach them safely.
+
+* ``service_accounts`` - students (``login`` = student id) and instructors, each with the public part of its
+  access code (``code_id``) and a slow (argon2id) hash of the secret part; never the code itself;
+* ``service_submissions`` - the durable queue: one row per accepted attempt, its state
+  (``queued`` -> ``grading`` -> ``graded`` | ``failed``), the claim (who, until when, how many tries),
+  the stored file and the result;
+* ``service_counting`` - per student and assignment, the attempt the nbgrader gradebook holds;
+* ``service_login_failures`` - wrong access codes per client address (rate limit);
+* ``service_meta`` - small settings (the policy digest the gradebook was settled with).
+
+SQLite (the embedded default) runs in WAL mode and write transactions start with ``BEGIN IMMEDIATE``, so
+two writers never interleave a read and a write; PostgreSQL uses row locks (``FOR UPDATE``, ``SKIP
+LOCKED`` for the queue) and session advisory locks (:meth:`Database.pair_lock`).
+"""
+
+from __future__ import annotations
+
+import threading
+import zlib
+from contextlib import contextmanager
+from typing import Iterator
+
+import sqlalchemy as sa
+
+META = sa.MetaData()
+
+ACCOUNTS = sa.Table(
+    "service_accounts", META,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("role", sa.String(16), nullable=False),  # "student" | "instructor"
+    sa.Column("login", sa.String(128), nullable=False),
+    sa.Column("name", sa.String(200), nullable=False, default=""),
+    sa.Column("email", sa.String(200), nullable=False, default=""),
+    sa.Column("code_id", sa.String(32), nullable=False, unique=True),
+    sa.Column("code_hash", sa.String(200), nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.UniqueConstraint("role", "login", name="uq_service_accounts_role_login"),
+)
+
+SUBMISSIONS = sa.Table(
+    "service_submissions", META,
+    sa.Column("id", sa.String(32), primary_key=True),  # 128 random bits, URL-safe
+    sa.Column("student_id", sa.String(128), nullable=False),
+    sa.Column("assignment", sa.String(128), nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),  # queued | grading | graded | failed
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("filename", sa.String(255), nullable=False),
+    sa.Column("path", sa.String(400), nullable=False),  # relative to the data folder
+    sa.Column("sha256", sa.String(64), nullable=False),
+    sa.Column("size", sa.Integer, nullable=False),
+    sa.Column("late", sa.Boolean, nullable=False, default=False),
+    sa.Column("penalty", sa.Float, nullable=False, default=1.0),  # factor applied to the score
+    sa.Column("claimed_by", sa.String(64)),
+    sa.Column("lease_until", sa.Float),
+    sa.Column("tries", sa.Integer, nullable=False, default=0),
+    sa.Column("started_at", sa.Float),
+    sa.Column("graded_at", sa.Float),
+    sa.Column("score", sa.Float),  # raw score; what counts is score * penalty
+    sa.Column("max_score", sa.Float),
+    sa.Column("fingerprint", sa.String(64)),
+    sa.Column("result_json", sa.Text),
+    sa.Column("error", sa.Text),
+    sa.Column("settled", sa.Boolean, nullable=False, default=True),  # False: graded, gradebook not yet updated
+    sa.Index("ix_service_submissions_queue", "status", "created_at"),
+    sa.Index("ix_service_submissions_owner", "student_id", "assignment", "created_at"),
+)
+
+COUNTING = sa.Table(
+    "service_counting", META,
+    sa.Column("student_id", sa.String(128), primary_key=True),
+    sa.Column("assignment", sa.String(128), primary_key=True),
+    sa.Column("submission_id", sa.String(32), nullable=False),
+    sa.Column("score", sa.Float, nullable=False),  # with the late penalty
+    sa.Column("max_score", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+LOGIN_FAILURES = sa.Table(
+    "service_login_failures", META,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("address", sa.String(64), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Index("ix_service_login_failures", "address", "at"),
+)
+
+SETTINGS = sa.Table(
+    "service_meta", META,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+
+
+def engine_url(url: str) -> str:
+    """``postgresql://`` with the installed driver (psycopg2; SQLAlchemy 2.1 defaults to psycopg 3)."""
+    if url.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg2://" + url.split("://", 1)[1]
+    return url
+
+
+class Database:
+    """The service's connection to the gradebook database (``url``: SQLAlchemy URL, SQLite or PostgreSQL)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = engine_url(url)
+        self.sqlite = self.url.startswith("sqlite")
+        if self.sqlite:
+            self.engine = sa.create_engine(self.url, connect_args={"timeout": 30})
+            sa.event.listen(self.engine, "connect", _sqlite_connect)
+            sa.event.listen(self.engine, "begin", _sqlite_begin)
+        else:
+            self.engine = sa.create_engine(self.url, pool_size=8, max_overflow=16, pool_pre_ping=True)
+        self._local_locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    def create(self) -> None:
+        """Create the service's tables if they are missing."""
+        if not self.sqlite:  # two processes starting at once: one creates, the other waits
+            with self.engine.begin() as con:
+                con.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _key("create-tables")})
+                META.create_all(con, checkfirst=True)
+        else:
+            META.create_all(self.engine, checkfirst=True)
+
+    @contextmanager
+    def write(self) -> Iterator[sa.Connection]:
+        """A write transaction (``BEGIN IMMEDIATE`` on SQLite), committed on success, rolled back on error."""
+        with self.engine.connect() as con:
+            if self.sqlite:
+                con.execution_options(immediate=True)
+            with con.begin():
+                yield con
+
+    @contextmanager
+    def read(self) -> Iterator[sa.Connection]:
+        with self.engine.connect() as con:
+            yield con
+
+    def lock_for_update(self, con: sa.Connection, table: sa.Table, where) -> None:
+        """Lock the matching rows until the transaction ends (PostgreSQL; SQLite's write lock already serializes)."""
+        if not self.sqlite:
+            con.execute(sa.select(table.c[list(table.c.keys())[0]]).where(where).with_for_update())
+
+    @contextmanager
+    def pair_lock(self, name: str) -> Iterator[None]:
+        """Mutual exclusion on ``name`` across threads and (PostgreSQL) across service processes.
+
+        PostgreSQL: a session advisory lock, released when the holder's connection ends (also if the process is
+        killed).  SQLite: a lock of this process (only one service process uses a SQLite file: see serve.py).
+        """
+        with self._locks_guard:
+            local = self._local_locks.setdefault(name, threading.Lock())
+        with local:
+            if self.sqlite:
+                yield
+                return
+            with self.engine.connect() as con:
+                con.execute(sa.text("SELECT pg_advisory_lock(:k)"), {"k": _key(name)})
+                con.commit()
+                try:
+                    yield
+                finally:
+                    con.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": _key(name)})
+                    con.commit()
+
+    def get_setting(self, key: str) -> str | None:
+        with self.read() as con:
+            return con.execute(sa.select(SETTINGS.c.value).where(SETTINGS.c.key == key)).scalar()
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self.write() as con:
+            con.execute(sa.delete(SETTINGS).where(SETTINGS.c.key == key))
+            con.execute(sa.insert(SETTINGS).values(key=key, value=value))
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _key(name: str) -> int:
+    """A 63-bit advisory lock key for ``name`` (stable across processes)."""
+    return zlib.crc32(name.encode()) | (zlib.adler32(name.encode()) << 32) & 0x7FFFFFFFFFFFFFFF
+
+
+def _sqlite_connect(dbapi_con, _record) -> None:
+    dbapi_con.isolation_level = None  # SQLAlchemy's "begin" event emits BEGIN itself
+    cur = dbapi_con.cursor()
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA journal_mode=WAL")  # persistent; readers never block the writer
+    cur.close()
+
+
+def _sqlite_begin(con: sa.Connection) -> None:
+    con.exec_driver_sql("BEGIN IMMEDIATE" if con.get_execution_options().get("immediate") else "BEGIN")

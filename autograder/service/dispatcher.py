@@ -1,0 +1,169 @@
+"""The grading loop of one service process: claim queued submissions, grade them in the pool, record results.
+
+One thread feeds :meth:`autograder.batch.pools.LocalPool.run` (or the Dask pool's) from the queue: it claims
+a submission when the pool has room, yields :data:`~autograder.batch.pools.IDLE` while jobs are in flight and
+nothing is queued, and sleeps on an event (set by an upload in this process, or after ``poll`` seconds for
+uploads to other processes) when there is nothing at all.  Results are recorded as they come: the submission
+row first, then the gradebook (:func:`.counting.settle`).  A second thread renews the leases of the claims.
+
+Nothing here touches the sandbox: jobs are the batch layer's (:func:`autograder.batch.jobs.make_job`), run
+by its pools with the same isolation and retry policy as ``autograder grade``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import traceback
+from pathlib import Path
+from typing import Callable, Iterator
+
+from ..batch.jobs import make_job
+from ..batch.pools import IDLE
+from ..batch.version import fingerprint
+from ..model import Limits, SubmissionResult
+from . import counting
+from .queue import Queue
+
+
+class Dispatcher:
+    """Grades the queue with ``pool`` (created lazily by ``make_pool`` in the dispatcher thread).
+
+    ``courses`` maps each open assignment to ``(notebook name, source path, counts)``; with ``resettle`` every
+    (student, assignment) is settled again at start (the policy changed), then ``on_settled`` is called.
+    """
+
+    def __init__(self, queue: Queue, make_pool: Callable[[], object], store_factory: Callable[[], object],
+                 data_root: Path, courses: dict[str, tuple[str, Path, str]], *, sandbox: bool, limits: Limits,
+                 scratch: str | None, log: Callable[[str], None], poll: float = 1.0, resettle: bool = False,
+                 on_settled: Callable[[], None] = lambda: None) -> None:
+        self.queue, self.db = queue, queue.db
+        self.make_pool, self.store_factory = make_pool, store_factory
+        self.data_root, self.courses = data_root, courses
+        self.sandbox, self.limits, self.scratch = sandbox, limits, scratch
+        self.log, self.poll, self.resettle, self.on_settled = log, poll, resettle, on_settled
+        self.outstanding = 0
+        self.sources = {name: path.read_bytes() for name, (_, path, _) in courses.items()}
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self.ready = threading.Event()
+
+    def start(self) -> None:
+        for target, name in ((self._main, "autograder-dispatcher"), (self._renew, "autograder-lease")):
+            t = threading.Thread(target=target, name=name, daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        """Stop claiming and give this process's claims back (they are graded by the next start or another process)."""
+        self._stop.set()
+        self._wake.set()
+        try:
+            n = self.queue.release()
+            if n:
+                self.log(f"已将正在评分的 {n} 份提交放回队列")
+        except Exception as exc:  # noqa: BLE001 - the database is gone: the leases run out instead
+            self.log(f"警告：未能把正在评分的提交放回队列（{exc}）；租约到期后会重新评分")
+
+    # ---- the threads
+
+    def _renew(self) -> None:
+        while not self._stop.wait(max(self.queue.lease / 4, 0.2)):
+            try:
+                self.queue.renew()
+            except Exception as exc:  # noqa: BLE001 - try again at the next tick
+                self.log(f"警告：续租失败（{exc}）")
+
+    def _main(self) -> None:
+        delay = 1.0
+        while not self._stop.is_set():
+            try:
+                self._run()
+                return
+            except Exception:  # noqa: BLE001 - keep serving: log, wait, start again (claims are re-taken after their lease)
+                self.log("评分循环出错，稍后重试：\n" + traceback.format_exc(limit=5))
+                self.outstanding = 0
+                try:  # the jobs of the abandoned pool: claimable again at once (not the students' fault)
+                    self.queue.release()
+                except Exception:  # noqa: BLE001 - still down: their leases run out instead (renewal skips them)
+                    pass
+                if self._stop.wait(delay):
+                    return
+                delay = min(delay * 2, 30.0)
+
+    def _run(self) -> None:
+        store = self.store_factory()
+        try:
+            pairs = counting.unsettled_pairs(self.db, everything=self.resettle)
+            for student, assignment in pairs:
+                if assignment in self.courses:
+                    self._settle(store, student, assignment)
+            if pairs:
+                self.log(f"成绩库已与 {len(pairs)} 个（学生，作业）的计分提交同步")
+            self.resettle = False
+            self.on_settled()
+            pool = self.make_pool()
+            self.ready.set()
+            try:
+                for job, payload, error in pool.run(self._source()):
+                    self.outstanding -= 1
+                    self._record(store, job, payload, error)
+            finally:
+                pool.close()
+        finally:
+            store.close()
+
+    def _source(self) -> Iterator[dict]:
+        while not self._stop.is_set():
+            job = self._claim()
+            if job is not None:
+                self.outstanding += 1
+                yield job
+            elif self.outstanding > 0:
+                yield IDLE
+            else:
+                self._wake.wait(self.poll)
+                self._wake.clear()
+
+    def _claim(self) -> dict | None:
+        while True:
+            claim = self.queue.claim()
+            if claim is None:
+                return None
+            if claim.assignment not in self.courses:
+                self.queue.failed(claim.id, f"作业 {claim.assignment} 已不在课程配置中，无法评分")
+                continue
+            notebook, source, _ = self.courses[claim.assignment]
+            path = self.data_root / claim.path
+            try:
+                data = path.read_bytes()
+            except OSError:
+                data = None
+            if data is None or hashlib.sha256(data).hexdigest() != claim.sha256:
+                self.queue.failed(claim.id, "提交的文件在服务器上丢失或已损坏，请重新提交")
+                continue
+            job = make_job(claim.student_id, claim.assignment, notebook, path, source,
+                           fingerprint(self.sources[claim.assignment], data), sandbox=self.sandbox,
+                           limits=self.limits, scratch=self.scratch)
+            job["submission_id"] = claim.id
+            return job
+
+    def _record(self, store, job: dict, payload: dict | None, error: str | None) -> None:
+        sid = job["submission_id"]
+        if error is not None:
+            self.queue.failed(sid, f"评分系统未能完成评分：{error}")
+            self.log(f"{job['student']}/{job['assignment']} ({sid[:6]})：未能评分（{error}）")
+            return
+        result = SubmissionResult.from_json(payload["result"])
+        text = json.dumps(result.to_json(), ensure_ascii=False)
+        if self.queue.graded(sid, score=result.score, max_score=result.max_score, fingerprint=result.fingerprint,
+                             result_json=text):
+            self._settle(store, job["student"], job["assignment"])
+
+    def _settle(self, store, student: str, assignment: str) -> None:
+        counting.settle(self.db, store, lambda a: self.courses[a][2], lambda a: self.courses[a][0], student, assignment)

@@ -1,0 +1,98 @@
+"""The submission queue, in the database: claim, renew, finish - each a short transaction.
+
+A submission is claimed by one service process (``claimed_by``) for ``lease`` seconds, renewed while it is
+being graded; a claim whose lease ran out (its process was killed) can be claimed again.  On PostgreSQL the
+claim reads with ``FOR UPDATE SKIP LOCKED``, so processes claiming at the same moment take different rows;
+on SQLite the claim is one ``BEGIN IMMEDIATE`` transaction.  Finishing is guarded by the claim (``status =
+'grading' AND claimed_by = me``): a process that lost its lease cannot record a result over another's.
+
+Every claim counts a try; a submission claimed :data:`MAX_TRIES` times without a result (its grading kept
+killing the service, or the service kept being killed while grading it) ends ``failed`` with that reason.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+from .database import SUBMISSIONS as S
+from .database import Database
+
+MAX_TRIES = 3
+GAVE_UP = "评分在完成之前反复中断（服务进程在评分这份提交时退出了 {n} 次），已放弃；请联系教师"
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    student_id: str
+    assignment: str
+    path: str
+    sha256: str
+    tries: int
+
+
+class Queue:
+    """Claims and results of service process ``instance``."""
+
+    def __init__(self, db: Database, instance: str, lease: float) -> None:
+        self.db, self.instance, self.lease = db, instance, lease
+
+    def claim(self, now: float | None = None) -> Claim | None:
+        """The oldest claimable submission, now claimed by this process (None if there is none)."""
+        while True:
+            now = time.time() if now is None else now
+            claimable = (S.c.status == "queued") | ((S.c.status == "grading") & (S.c.lease_until < now))
+            query = sa.select(S.c.id, S.c.student_id, S.c.assignment, S.c.path, S.c.sha256, S.c.tries, S.c.status) \
+                .where(claimable).order_by(S.c.created_at).limit(1)
+            if not self.db.sqlite:
+                query = query.with_for_update(skip_locked=True)
+            with self.db.write() as con:
+                row = con.execute(query).first()
+                if row is None:
+                    return None
+                mine = (S.c.id == row.id) & (S.c.status == row.status)
+                if row.tries >= MAX_TRIES:
+                    con.execute(sa.update(S).where(mine).values(status="failed", error=GAVE_UP.format(n=row.tries),
+                                                                 claimed_by=None, lease_until=None, graded_at=now))
+                    continue
+                done = con.execute(sa.update(S).where(mine).values(
+                    status="grading", claimed_by=self.instance, lease_until=now + self.lease, tries=row.tries + 1,
+                    started_at=now)).rowcount
+            if done == 1:
+                return Claim(row.id, row.student_id, row.assignment, row.path, row.sha256, row.tries + 1)
+
+    def _mine(self, submission_id: str | None = None):
+        cond = (S.c.status == "grading") & (S.c.claimed_by == self.instance)
+        return cond if submission_id is None else cond & (S.c.id == submission_id)
+
+    def renew(self) -> int:
+        """Extend the lease of every submission this process is grading."""
+        with self.db.write() as con:
+            return con.execute(sa.update(S).where(self._mine()).values(lease_until=time.time() + self.lease)).rowcount
+
+    def graded(self, submission_id: str, *, score: float, max_score: float, fingerprint: str, result_json: str) -> bool:
+        """Record the result (the gradebook is settled afterwards); False if this process no longer holds the claim."""
+        with self.db.write() as con:
+            return con.execute(sa.update(S).where(self._mine(submission_id)).values(
+                status="graded", score=score, max_score=max_score, fingerprint=fingerprint, result_json=result_json,
+                graded_at=time.time(), claimed_by=None, lease_until=None, settled=False, error=None)).rowcount == 1
+
+    def failed(self, submission_id: str, reason: str) -> bool:
+        with self.db.write() as con:
+            return con.execute(sa.update(S).where(self._mine(submission_id)).values(
+                status="failed", error=reason[:2000], graded_at=time.time(), claimed_by=None, lease_until=None)).rowcount == 1
+
+    def release(self) -> int:
+        """Give back this process's claims without counting the try (a graceful stop)."""
+        with self.db.write() as con:
+            return con.execute(sa.update(S).where(self._mine()).values(
+                status="queued", claimed_by=None, lease_until=None, tries=sa.func.max(S.c.tries - 1, 0)
+                if self.db.sqlite else sa.func.greatest(S.c.tries - 1, 0))).rowcount
+
+    def orphans_now(self) -> int:
+        """Make every claim claimable at once (SQLite: the only service process starts, so no claim is alive)."""
+        with self.db.write() as con:
+            return con.execute(sa.update(S).where(S.c.status == "grading").values(lease_until=0.0)).rowcount
