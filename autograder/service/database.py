@@ -56,6 +56,7 @@ SUBMISSIONS = sa.Table(
     sa.Column("tries", sa.Integer, nullable=False, default=0),
     sa.Column("started_at", sa.Float),
     sa.Column("graded_at", sa.Float),
+    sa.Column("graded_by", sa.String(64)),  # the service process that recorded the result
     sa.Column("score", sa.Float),  # raw score; what counts is score * penalty
     sa.Column("max_score", sa.Float),
     sa.Column("fingerprint", sa.String(64)),

@@ -78,7 +78,8 @@ class Queue:
         with self.db.write() as con:
             return con.execute(sa.update(S).where(self._mine(submission_id)).values(
                 status="graded", score=score, max_score=max_score, fingerprint=fingerprint, result_json=result_json,
-                graded_at=time.time(), claimed_by=None, lease_until=None, settled=False, error=None)).rowcount == 1
+                graded_at=time.time(), graded_by=self.instance, claimed_by=None, lease_until=None, settled=False,
+                error=None)).rowcount == 1
 
     def failed(self, submission_id: str, reason: str) -> bool:
         with self.db.write() as con:

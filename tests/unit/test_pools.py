@@ -68,3 +68,24 @@ def test_close_without_run_stops_the_head_start(tmp_path):
     time.sleep(3.0)
     assert len(list(tmp_path.glob("*.started"))) <= 2  # without the stop, all 6 jobs (0.5 s each) would run
     assert list(pool.run([])) == []  # a run after close starts from nothing
+
+
+def test_local_pool_hands_back_results_while_an_endless_source_is_idle(tmp_path):
+    """The service's queue: a source that has nothing now yields IDLE; finished jobs still come back at once,
+    and a job that arrives later is graded by the same pool."""
+    results: list[str] = []
+
+    def source():
+        yield _job("s1", tmp_path)
+        idles = 0
+        while not results:  # s1's result must arrive while the source is idle
+            idles += 1
+            yield pools.IDLE
+        assert idles >= 1
+        yield _job("s2", tmp_path)
+
+    pool = pools.LocalPool(1, lambda msg: None, work=pool_work.slow)
+    for job, payload, error in pool.run(source()):
+        assert error is None
+        results.append(payload["result"]["student"])
+    assert results == ["s1", "s2"]

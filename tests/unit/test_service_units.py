@@ -1,0 +1,250 @@
+"""The grading service's parts without a server: course.yml, uploads, sessions, codes, the queue, counting."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import sqlalchemy as sa
+
+from autograder.check import all_assignments
+from autograder.service import codes, counting, sessions, uploads
+from autograder.service.database import SUBMISSIONS, Database
+from autograder.service.policy import PolicyError, load_policy, parse_policy
+from autograder.service.queue import GAVE_UP, MAX_TRIES, Queue
+
+REPO = Path(__file__).resolve().parents[2]
+A = all_assignments()
+KNOWN = list(A)
+
+
+# ---- course.yml
+
+
+def test_the_documented_course_yml_parses(tmp_path):
+    """The example in docs/service.md is a valid configuration (the documentation cannot drift)."""
+    text = (REPO / "docs" / "service.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(# course\.yml.*?)```", text, re.S).group(1)
+    (tmp_path / "course.yml").write_text(block, encoding="utf-8")
+    policy = load_policy(tmp_path / "course.yml", KNOWN)
+    p = policy.assignments["ps2_roc_auc"]
+    assert p.late_penalty == 0.8 and p.counts == "best" and p.feedback_before_deadline == "cases"
+    assert policy.upload_limit_bytes == 5 << 20
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"assignments": {"ps9": {}}}, "未知的键 ps9"),
+    ({"assignments": {"ps1_threshold_metrics": {"deadline": "2026-12-01T10:00:00"}}}, "必须带时区"),
+    ({"assignments": {"ps1_threshold_metrics": {"deadline": "tomorrow"}}}, "不是 ISO 8601"),
+    ({"assignments": {"ps1_threshold_metrics": {"deadline": "2026-12-01T10:00:00Z", "late": {"penalty": 1.5, "until": "2026-12-02T00:00:00Z"}}}}, "0 到 1"),
+    ({"assignments": {"ps1_threshold_metrics": {"deadline": "2026-12-01T10:00:00Z", "late": {"penalty": 0.5, "until": "2026-11-01T00:00:00Z"}}}}, "晚于 deadline"),
+    ({"assignments": {"ps1_threshold_metrics": {"feedback_before_deadline": "all"}}}, "full / cases / score"),
+    ({"assignments": {"ps1_threshold_metrics": {"counts": "first"}}}, "best / last"),
+    ({"assignments": {"ps1_threshold_metrics": {"attempts_per_24h": 0}}}, "1 到 1000"),
+    ({"assignments": {"ps1_threshold_metrics": {"deadlne": "2026-12-01T10:00:00Z"}}}, "未知的键 deadlne"),
+    ({"assignments": {}}, "至少列出一个作业"),
+])
+def test_course_yml_errors_name_the_key(data, message):
+    with pytest.raises(PolicyError, match=re.escape(message)):
+        parse_policy(data, KNOWN)
+
+
+def test_lateness_and_feedback_follow_the_deadline_and_the_cutoff():
+    d = datetime(2026, 12, 1, 12, tzinfo=timezone(timedelta(hours=8)))
+    p = parse_policy({"assignments": {"ps1_threshold_metrics": {
+        "deadline": d.isoformat(), "late": {"penalty": 0.5, "until": (d + timedelta(days=1)).isoformat()},
+        "feedback_before_deadline": "score"}}}, KNOWN).assignments["ps1_threshold_metrics"]
+    assert p.lateness(d) == "on_time" and p.lateness(d + timedelta(seconds=1)) == "late"
+    assert p.lateness(d + timedelta(days=1, seconds=1)) == "closed"
+    # hidden inputs stay hidden while late work is still accepted
+    assert p.feedback(d + timedelta(hours=1)) == "score" and p.feedback(d + timedelta(days=2)) == "full"
+    refused = parse_policy({"assignments": {"ps1_threshold_metrics": {"deadline": d.isoformat()}}}, KNOWN)
+    assert refused.assignments["ps1_threshold_metrics"].lateness(d + timedelta(seconds=1)) == "closed"
+
+
+# ---- uploads
+
+
+def _rules(name="ps2_roc_auc"):
+    src = {n: REPO / "solutions" / n / f"{A[n].notebook}.ipynb" for n in A}
+    return uploads.notebook_rules(A[name], src[name], src)
+
+
+@pytest.mark.parametrize("name", ["../x.ipynb", "a/b.ipynb", "..\\x.ipynb", ".hidden.ipynb", "x\x00.ipynb", "x\u202e.ipynb",
+                                  "notes.txt", "", "x" * 300 + ".ipynb"])
+def test_bad_file_names_are_refused(name):
+    with pytest.raises(uploads.UploadError) as exc:
+        uploads.check_filename(name)
+    assert exc.value.status == 400
+
+
+def test_plain_names_pass_including_chinese():
+    assert uploads.check_filename("作业 2 (1).ipynb") == "作业 2 (1).ipynb"
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"\xff\xfe{}", "UTF-8"),
+    (b"not json", "不是合法的 JSON"),
+    (b'{"nbformat": 3, "worksheets": []}', "nbformat 4"),
+    (b"[" * 100_000 + b"]" * 100_000, "嵌套超过"),
+    (b'{"nbformat": 4, "cells": [], "metadata": ' + b"[" * 70 + b"]" * 70 + b"}", "嵌套超过"),
+    (b'{"nbformat": 4, "cells": [], "metadata": {"x": [' + b"[]," * 300_000 + b"[]]}}", "结构过于庞杂"),
+    (b'{"nbformat": 4, "cells": [{"cell_type": "code", "source": 5}]}', "单元格式"),
+    (b'{"nbformat": 4, "cells": [{"cell_type": "code", "source": "print(1)"}]}', "既没有作业的答题单元"),
+])
+def test_unreadable_or_foreign_notebooks_are_refused(data, message):
+    with pytest.raises(uploads.UploadError, match=message) as exc:
+        uploads.check_notebook(data, _rules())
+    assert exc.value.status == 400
+
+
+def test_the_notebook_of_another_assignment_is_named():
+    other = (REPO / "exercises" / "ps1_threshold_metrics" / "threshold_metrics.ipynb").read_bytes()
+    with pytest.raises(uploads.UploadError, match="这是作业 ps1_threshold_metrics 的笔记本"):
+        uploads.check_notebook(other, _rules())
+
+
+def test_real_notebooks_pass_also_pasted_into_a_new_notebook():
+    uploads.check_notebook((REPO / "exercises" / "ps2_roc_auc" / "roc_auc.ipynb").read_bytes(), _rules())
+    pasted = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+              "cells": [{"cell_type": "code", "metadata": {}, "source": "def roc_curve(y, s):\n    return 1"}]}
+    uploads.check_notebook(json.dumps(pasted).encode(), _rules())
+
+
+def _form(parts: list[tuple[str, str | None, bytes]], boundary="XyZ") -> tuple[bytes, str]:
+    body = b""
+    for name, filename, data in parts:
+        disp = f'form-data; name="{name}"' + (f'; filename="{filename}"' if filename is not None else "")
+        body += f"--{boundary}\r\nContent-Disposition: {disp}\r\n\r\n".encode() + data + b"\r\n"
+    return body + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+def test_multipart_parsing_bounds_parts_and_sizes():
+    body, ctype = _form([("notebook", "a.ipynb", b"{}"), ("csrf_token", None, b"t")])
+    form = uploads.parse_form(body, ctype, 100)
+    assert bytes(form["notebook"].data) == b"{}" and form["notebook"].filename == "a.ipynb"
+    with pytest.raises(uploads.UploadError) as exc:
+        uploads.parse_form(*_form([("notebook", "a.ipynb", b"x" * 101)]), 100)
+    assert exc.value.status == 413
+    with pytest.raises(uploads.UploadError, match="字段过多"):
+        uploads.parse_form(*_form([(f"f{i}", None, b"") for i in range(5)]), 100)
+    with pytest.raises(uploads.UploadError, match="不是 UTF-8"):
+        uploads.parse_form(b'--XyZ\r\nContent-Disposition: form-data; name="notebook"; filename="\xff.ipynb"\r\n\r\nx\r\n--XyZ--\r\n',
+                           "multipart/form-data; boundary=XyZ", 100)
+    with pytest.raises(uploads.UploadError, match="multipart/form-data"):
+        uploads.parse_form(b"{}", "application/json", 100)
+
+
+def test_stored_files_stay_in_the_data_folder(tmp_path):
+    rel, digest = uploads.store_file(tmp_path, "ps2_roc_auc", "s001", "abc", b"{}")
+    assert (tmp_path / rel).read_bytes() == b"{}" and rel == "submissions/ps2_roc_auc/s001/abc.ipynb"
+    with pytest.raises(uploads.UploadError):
+        uploads.store_file(tmp_path, "..", "..", "escape", b"{}")
+    assert not (tmp_path.parent / "escape.ipynb").exists()
+
+
+# ---- sessions and codes
+
+
+def test_session_cookies_are_signed_and_expire():
+    signer = sessions.Signer(b"k" * 32)
+    value, session = signer.issue(7, "abcdefgh")
+    assert signer.read(value) == session
+    body, mac = value.split(".")
+    forged_body = sessions._b64(json.dumps({"a": 1, "c": "abcdefgh", "n": "x", "e": time.time() + 99}).encode())
+    for forged in (f"{forged_body}.{mac}", f"{body}.{mac[:-2]}AA", body, value + "x", "", "a.b.c", "é.é"):
+        assert signer.read(forged) is None
+    assert sessions.Signer(b"o" * 32).read(value) is None  # another server secret
+    assert signer.read(value, now=session.expires + 1) is None
+
+
+def test_csrf_tokens_belong_to_one_session():
+    signer = sessions.Signer(b"k" * 32)
+    _, s1 = signer.issue(1, "abcdefgh")
+    _, s2 = signer.issue(1, "abcdefgh")
+    assert signer.check_csrf(s1, signer.csrf_token(s1))
+    assert not signer.check_csrf(s1, signer.csrf_token(s2))
+    assert not signer.check_csrf(s1, None) and not signer.check_csrf(s1, "") and not signer.check_csrf(s1, "é")
+
+
+def test_cookie_attributes():
+    header = sessions.cookie_header("v", secure=True)
+    assert all(a in header for a in ("HttpOnly", "SameSite=Strict", "Secure", "Path=/"))
+
+
+def test_secret_file_is_private_and_shared(tmp_path):
+    s1 = sessions.load_secret(tmp_path / "secret.key")
+    assert sessions.load_secret(tmp_path / "secret.key") == s1 and len(s1) == 32
+    assert (tmp_path / "secret.key").stat().st_mode & 0o077 == 0
+
+
+def test_codes_are_hashed_and_checked():
+    code, code_id, code_hash = codes.new_code()
+    assert code_hash.startswith("$argon2id$") and code.split("-")[1] not in code_hash
+    cid, secret = codes.split(code)
+    assert cid == code_id and codes.verify(secret, code_hash)
+    assert not codes.verify(secret + "x", code_hash) and not codes.verify(secret, None)
+    for bad in ("", "nodash", "short-x", "é" * 8 + "-x", "a" * 200):
+        assert codes.split(bad) is None
+
+
+# ---- the queue and counting (SQLite)
+
+
+@pytest.fixture
+def db(tmp_path):
+    d = Database(f"sqlite:///{tmp_path / 'g.db'}")
+    d.create()
+    yield d
+    d.dispose()
+
+
+def _add(db, sid, created, student="s1", status="queued"):
+    with db.write() as con:
+        con.execute(sa.insert(SUBMISSIONS).values(id=sid, student_id=student, assignment="a", status=status,
+                                                  created_at=created, filename="x.ipynb", path="p", sha256="0" * 64,
+                                                  size=1, late=False, penalty=1.0, tries=0, settled=True))
+
+
+def test_two_processes_never_claim_the_same_submission(db):
+    for i in range(6):
+        _add(db, f"id{i}", i)
+    q1, q2 = Queue(db, "one", 30), Queue(db, "two", 30)
+    got = [q.claim() for q in (q1, q2, q1, q2, q1, q2, q1)]
+    assert [c.id for c in got[:6]] == [f"id{i}" for i in range(6)] and got[6] is None
+    assert not q2.graded("id0", score=1, max_score=1, fingerprint="f", result_json="{}")  # q1's claim
+    assert q1.graded("id0", score=1, max_score=1, fingerprint="f", result_json="{}")
+
+
+def test_an_expired_lease_is_claimed_again_and_gives_up_after_max_tries(db):
+    _add(db, "x", 0)
+    q = Queue(db, "p", lease=30)
+    now = time.time()
+    for n in range(1, MAX_TRIES + 1):
+        claim = q.claim(now=now + 100 * n)
+        assert claim.id == "x" and claim.tries == n
+        assert q.claim(now=now + 100 * n + 1) is None  # the lease holds
+    assert q.claim(now=now + 100 * (MAX_TRIES + 1)) is None
+    with db.read() as con:
+        row = con.execute(sa.select(SUBMISSIONS).where(SUBMISSIONS.c.id == "x")).first()
+    assert row.status == "failed" and row.error == GAVE_UP.format(n=MAX_TRIES)
+
+
+def test_release_gives_back_without_counting_a_try(db):
+    _add(db, "x", 0)
+    q = Queue(db, "p", lease=30)
+    assert q.claim().tries == 1 and q.release() == 1
+    assert q.claim().tries == 1
+
+
+def test_counting_attempt_best_or_last_with_penalty():
+    r = lambda i, score, penalty, t: SimpleNamespace(id=i, score=score, penalty=penalty, created_at=t)  # noqa: E731
+    rows = [r("a", 10, 1.0, 1), r("b", 18, 0.5, 2), r("c", 10, 1.0, 3)]
+    assert counting.choose(rows, "best").id == "a"  # 10 beats 18 x 0.5 = 9; the earliest of equals
+    assert counting.choose(rows, "last").id == "c"
+    assert counting.choose([], "best") is None
