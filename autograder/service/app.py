@@ -193,7 +193,7 @@ class Service:
         if len(recent) >= limit:
             wait = retry_after(min(recent), now)
             raise UploadError(429, f"作业 {assignment} 在 24 小时内最多评分 {limit} 次，已用完；"
-                                   f"请 {wait} 秒（约 {wait / 3600:.1f} 小时）后再提交")
+                                   f"请 {wait} 秒（约 {wait / 3600:.1f} 小时）后再提交", {"Retry-After": str(wait)})
 
     def attempts_pre_check(self, account: Account, assignment: str, now: float) -> None:
         owner = (SUBMISSIONS.c.student_id == account.login) & (SUBMISSIONS.c.assignment == assignment)
@@ -386,7 +386,7 @@ def make_app(service: Service, *, lifespan=None) -> SecurityHeaders:
 
     async def api_error(request: Request, exc: Exception) -> Response:
         if isinstance(exc, (ApiError, UploadError)):
-            return _json({"error": exc.message}, exc.status, getattr(exc, "headers", None))
+            return _json({"error": exc.message}, exc.status, exc.headers)
         assert isinstance(exc, HTTPException)
         message = {404: "没有这个地址", 405: "不支持这个请求方法"}.get(exc.status_code, "请求无法处理")
         return _json({"error": message}, exc.status_code)

@@ -34,12 +34,13 @@ FORM_OVERHEAD = 64 << 10
 
 
 class UploadError(Exception):
-    """A refused upload: HTTP ``status`` and a Chinese ``message``."""
+    """A refused upload: HTTP ``status``, a Chinese ``message`` and optional response headers."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers or {}
 
 
 async def read_capped(request, cap: int) -> bytes:

@@ -1,0 +1,127 @@
+"""A real ``autograder serve`` process for the tests: its own data folder, roster and port."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+AUTOGRADER = str(REPO / ".venv" / "bin" / "autograder")
+sys.path.insert(0, str(REPO / "tests" / "autograder"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    proc = subprocess.run([AUTOGRADER, *args], capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+def make_course(data: Path, students: list[str], *, db: str | None = None, config: dict | None = None) -> dict[str, str]:
+    """Roster, codes (student id -> code, plus ``"instructor"``) and ``course.yml`` in ``data``."""
+    data.mkdir(parents=True, exist_ok=True)
+    roster = data.parent / f"{data.name}-roster.csv"
+    roster.write_text("student_id,name\n" + "".join(f"{s},学生 {s}\n" for s in students), encoding="utf-8")
+    codes_file = data.parent / f"{data.name}-codes.csv"
+    db_args = ["--db", db] if db else []
+    run("roster", "import", str(roster), "--data", str(data), "--codes", str(codes_file), *db_args)
+    codes = {r["student_id"]: r["code"] for r in csv.DictReader(codes_file.open(encoding="utf-8"))}
+    codes["instructor"] = run("roster", "instructor", "王老师", "--data", str(data), *db_args).stdout.strip()
+    if config is not None:
+        (data / "course.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    return codes
+
+
+class Server:
+    """``autograder serve`` on a free port; :meth:`kill` (SIGKILL) and :meth:`start` again at will."""
+
+    def __init__(self, data: Path, *extra: str, db: str | None = None) -> None:
+        self.data, self.extra, self.db = data, list(extra), db
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = data.parent / f"{data.name}-serve-{self.port}.log"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 180) -> "Server":
+        cmd = [AUTOGRADER, "serve", "--data", str(self.data), "--port", str(self.port), *self.extra]
+        if self.db:
+            cmd += ["--db", self.db]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self.log.open("a"))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"autograder serve ended ({self.proc.returncode}): {self.log.read_text()[-3000:]}")
+            try:
+                if httpx.get(self.base + "/healthz", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise AssertionError(f"autograder serve did not start in {timeout} s: {self.log.read_text()[-3000:]}")
+
+    def client(self, code: str | None = None, **kw) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {code}"} if code else {}
+        return httpx.Client(base_url=self.base, headers=headers, timeout=60, **kw)
+
+    def kill(self) -> None:
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def notebook_bytes(nb) -> bytes:
+    import nbformat
+
+    return nbformat.writes(nb).encode()
+
+
+def submit(client: httpx.Client, assignment: str, data: bytes, filename: str = "notebook.ipynb", **kw) -> httpx.Response:
+    return client.post(f"/api/v1/assignments/{assignment}/submissions",
+                       files={"notebook": (filename, data, "application/x-ipynb+json")}, **kw)
+
+
+def wait_done(client: httpx.Client, ids: list[str], timeout: float = 300) -> dict[str, dict]:
+    """Poll until every submission is graded or failed; their status documents by id."""
+    deadline = time.monotonic() + timeout
+    out: dict[str, dict] = {}
+    while time.monotonic() < deadline:
+        for sid in ids:
+            if sid not in out:
+                r = client.get(f"/api/v1/submissions/{sid}")
+                assert r.status_code == 200, r.text
+                if r.json()["status"] in ("graded", "failed"):
+                    out[sid] = r.json()
+        if len(out) == len(ids):
+            return out
+        time.sleep(0.3)
+    raise AssertionError(f"not graded in {timeout} s: {sorted(set(ids) - set(out))}")
+
+
+def files_under(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file())
+
+
+def dumps(data) -> bytes:
+    return json.dumps(data).encode()
