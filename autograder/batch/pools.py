@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -224,15 +225,17 @@ class DaskPool:
         return now
 
     def run(self, jobs: Iterable[dict], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
-        from distributed import wait as dask_wait
+        from distributed import as_completed
 
         source = iter(jobs)
         policy = RetryPolicy(self.attempts)
-        inflight: dict = {}  # future key -> (future, job)
+        inflight: dict = {}
+        ac = as_completed(loop=self.client.loop)
 
         def submit(job: dict) -> None:
             fut = self.client.submit(grade_job, job, pure=False, key=f"grade-{_name(job)}-{os.urandom(4).hex()}")
-            inflight[fut.key] = (fut, job)
+            inflight[fut.key] = job
+            ac.add(fut)
 
         known = self._workers()
         ended = False
@@ -252,14 +255,16 @@ class DaskPool:
                     if ended:
                         return
                     continue
-                try:
-                    done = dask_wait([f for f, _ in inflight.values()], timeout=IDLE_POLL if idle else None,
-                                     return_when="FIRST_COMPLETED").done
-                except TimeoutError:
-                    continue
+                if idle:  # hand back what is finished, at most IDLE_POLL seconds from now, then ask the source again
+                    waited = time.monotonic() + IDLE_POLL
+                    while not ac.has_ready() and time.monotonic() < waited:
+                        time.sleep(0.02)
+                    done = ac.next_batch(block=False) if ac.has_ready() else []
+                else:
+                    done = [next(ac)]
                 for fut in done:
                     known = self._announce_lost_workers(known)
-                    _, job = inflight.pop(fut.key)
+                    job = inflight.pop(fut.key)
                     try:
                         payload = fut.result()
                     except JobError as exc:

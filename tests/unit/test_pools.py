@@ -89,3 +89,23 @@ def test_local_pool_hands_back_results_while_an_endless_source_is_idle(tmp_path)
         assert error is None
         results.append(payload["result"]["student"])
     assert results == ["s1", "s2"]
+
+
+def test_dask_pool_hands_back_results_while_an_endless_source_is_idle(monkeypatch):
+    """The same for the Dask pool (an in-process cluster; the work function replaced by a trivial one)."""
+    from distributed import LocalCluster
+
+    monkeypatch.setattr(pools, "grade_job", lambda job: {"result": {"student": job["student"]}})
+    results: list[str] = []
+
+    def source():
+        yield {"student": "s1", "assignment": "a", "fingerprint": "fp"}
+        while not results:
+            yield pools.IDLE
+        yield {"student": "s2", "assignment": "a", "fingerprint": "fp"}
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        for _, payload, error in pools.DaskPool(cluster.scheduler_address, lambda msg: None).run(source()):
+            assert error is None
+            results.append(payload["result"]["student"])
+    assert results == ["s1", "s2"]
