@@ -24,6 +24,7 @@ nosniff`` and ``Cache-Control: no-store``.
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
@@ -61,6 +62,7 @@ SECURITY_HEADERS = [
     (b"cross-origin-resource-policy", b"same-origin"),
 ]
 SMALL_BODY = 4096
+UPLOAD_SLOTS = 8  # uploads read and checked at once; the others wait unread (the kernel's buffers hold them)
 UNAUTHORIZED = "缺少访问码或访问码无效（请求头 Authorization: Bearer <访问码>）"
 NOT_FOUND = "没有这份提交"
 
@@ -282,6 +284,7 @@ def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -
 
 def make_app(service: Service, *, lifespan=None) -> SecurityHeaders:
     """The ASGI application of ``service`` (``lifespan``: Starlette's, e.g. to start and stop the grading)."""
+    slots = asyncio.Semaphore(UPLOAD_SLOTS)  # memory: at most UPLOAD_SLOTS bodies (each <= the limit) at a time
 
     async def submit(request: Request) -> Response:
         arrived = service.clock()
@@ -296,17 +299,18 @@ def make_app(service: Service, *, lifespan=None) -> SecurityHeaders:
             raise ApiError(403, closed_message(p))
         await run_in_threadpool(service.attempts_pre_check, account, assignment, arrived)
         limit = service.policy.upload_limit_bytes
-        body = await read_capped(request, limit + FORM_OVERHEAD)
-        form = parse_form(body, request.headers.get("content-type", ""), limit)
-        del body
-        if by_cookie:
-            token = form.get(sessions.CSRF_FIELD)
-            session = service.signer.read(request.cookies.get(sessions.COOKIE))
-            service.check_csrf(request, session, bytes(token.data).decode("utf-8", "replace") if token else None)
-        part = form.get("notebook")
-        if part is None or part.filename is None:
-            raise UploadError(400, "缺少文件：请在表单字段 notebook 中上传 .ipynb 文件")
-        sid = await run_in_threadpool(service.accept, account, assignment, arrived, part.filename, bytes(part.data))
+        async with slots:
+            body = await read_capped(request, limit + FORM_OVERHEAD)
+            form = parse_form(body, request.headers.get("content-type", ""), limit)
+            del body
+            if by_cookie:
+                token = form.get(sessions.CSRF_FIELD)
+                session = service.signer.read(request.cookies.get(sessions.COOKIE))
+                service.check_csrf(request, session, bytes(token.data).decode("utf-8", "replace") if token else None)
+            part = form.get("notebook")
+            if part is None or part.filename is None:
+                raise UploadError(400, "缺少文件：请在表单字段 notebook 中上传 .ipynb 文件")
+            sid = await run_in_threadpool(service.accept, account, assignment, arrived, part.filename, bytes(part.data))
         return _json({"id": sid, "status": "queued"}, 202, {"Location": f"/api/v1/submissions/{sid}"})
 
     def status(request: Request) -> Response:

@@ -74,8 +74,11 @@ class Server:
             time.sleep(0.2)
         raise AssertionError(f"autograder serve did not start in {timeout} s: {self.log.read_text()[-3000:]}")
 
-    def client(self, code: str | None = None, **kw) -> httpx.Client:
+    def client(self, code: str | None = None, source: str | None = None, **kw) -> httpx.Client:
+        """A client sending ``code``; ``source``: another loopback address to send from (rate limits are per address)."""
         headers = {"Authorization": f"Bearer {code}"} if code else {}
+        if source:
+            kw["transport"] = httpx.HTTPTransport(local_address=source)
         return httpx.Client(base_url=self.base, headers=headers, timeout=60, **kw)
 
     def kill(self) -> None:
