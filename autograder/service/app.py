@@ -109,7 +109,9 @@ class Service:
         parts = codes.split(code)
         with self.db.read() as con:
             row = self._account(con, ACCOUNTS.c.code_id == parts[0]) if parts else None
-        if not codes.verify(parts[1] if parts else "-", row.code_hash if row is not None else None):
+        # a well-formed code pays for argon2 whether or not its id exists (an id cannot be confirmed by timing);
+        # a malformed one (the format is public) is refused without it
+        if parts is None or not codes.verify(parts[1], row.code_hash if row is not None else None):
             with self.db.write() as con:
                 now = self.clock()
                 con.execute(sa.insert(LOGIN_FAILURES).values(address=address, at=now))
