@@ -22,6 +22,7 @@ from ..service.database import Database, engine_url
 from ..service.dispatcher import Dispatcher
 from ..service.policy import PolicyError, load_policy
 from ..service.queue import Queue
+from ..service import worker
 from ..service.uploads import notebook_rules
 
 REPO = Path(__file__).resolve().parents[2]
@@ -107,7 +108,7 @@ def serve(args: argparse.Namespace) -> int:
     def make_pool():
         if args.scheduler:
             return pools.DaskPool(args.scheduler, log)
-        pool = pools.LocalPool(args.jobs or os.cpu_count() or 1, log)
+        pool = pools.LocalPool(args.jobs or os.cpu_count() or 1, log, work=worker.grade)
         pool.window = pool.workers + 1  # claims taken only when a worker is about to be free
         return pool
 

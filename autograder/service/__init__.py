@@ -9,6 +9,7 @@
 * :mod:`.queue` - the durable queue: claims with leases (``SKIP LOCKED`` on PostgreSQL), results, retries;
 * :mod:`.counting` - the counting attempt of each student and assignment, kept in the nbgrader gradebook;
 * :mod:`.dispatcher` - the grading loop: queue -> :mod:`autograder.batch` pools -> results;
+* :mod:`.worker` - the local pool's work function (``grade_job`` at a lower CPU priority);
 * :mod:`.app` - the HTTP API (Starlette): authentication, handlers, security headers.
 
 This layer uses the batch layer's jobs and pools (never the sandbox directly), the store's gradebook and

@@ -173,19 +173,19 @@ class Service:
         penalty = self.policy.assignments[assignment].late_penalty if late == "late" else 1.0
         sid = secrets.token_urlsafe(16)
         owner = (SUBMISSIONS.c.student_id == account.login) & (SUBMISSIONS.c.assignment == assignment)
-        path = None
+        # the file first, outside the transaction (its fsync must not hold up other writers); a refusal or a
+        # crash before the commit leaves a file no row points to, which is removed or never read
+        path, digest = store_file(self.data_root, assignment, account.login, sid, data)
         try:
             with self.db.write() as con:
                 self.db.lock_for_update(con, ACCOUNTS, ACCOUNTS.c.id == account.id)  # one upload of a student at a time
                 self._check_attempts(con, owner, assignment, arrived)
-                path, digest = store_file(self.data_root, assignment, account.login, sid, data)
                 con.execute(sa.insert(SUBMISSIONS).values(
                     id=sid, student_id=account.login, assignment=assignment, status="queued", created_at=arrived,
                     filename=name, path=path, sha256=digest, size=len(data), late=late == "late", penalty=penalty,
                     tries=0, settled=True))
         except BaseException:
-            if path is not None:
-                (self.data_root / path).unlink(missing_ok=True)
+            (self.data_root / path).unlink(missing_ok=True)
             raise
         self.wake()
         return sid

@@ -106,11 +106,12 @@ class Database:
         self.url = engine_url(url)
         self.sqlite = self.url.startswith("sqlite")
         if self.sqlite:
-            self.engine = sa.create_engine(self.url, connect_args={"timeout": 30})
+            # enough connections that requests waiting for the write lock never starve the readers
+            self.engine = sa.create_engine(self.url, connect_args={"timeout": 30}, pool_size=20, max_overflow=40)
             sa.event.listen(self.engine, "connect", _sqlite_connect)
             sa.event.listen(self.engine, "begin", _sqlite_begin)
         else:
-            self.engine = sa.create_engine(self.url, pool_size=8, max_overflow=16, pool_pre_ping=True)
+            self.engine = sa.create_engine(self.url, pool_size=10, max_overflow=30, pool_pre_ping=True)
         self._local_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
