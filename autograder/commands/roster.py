@@ -51,15 +51,18 @@ def _import(args: argparse.Namespace) -> int:
     os.close(fd)
     os.unlink(codes_path)
     db, url = database(args)
+    resets = list(dict.fromkeys(args.reset or []))
     issued = import_students(db, students)
-    for sid in dict.fromkeys(args.reset or []):
-        issued.append((Student(sid), reset_code(db, "student", sid)))
-    write_codes(codes_path, issued)
+    try:
+        for sid in resets:
+            issued.append((Student(sid), reset_code(db, "student", sid)))
+    finally:  # codes already issued are written even if a later --reset names an unknown student
+        write_codes(codes_path, issued)
     if students:
         from ..store import gradebook  # nbgrader: imported only when needed (~1.5 s)
 
         gradebook.update_students(engine_url(url), [(s.student_id, s.name, s.email) for s in students])
-    kept = len(students) - sum(1 for s, _ in issued if s in students)
-    print(f"名单：{len(students)} 名学生，新建 {len(issued) - len(args.reset or [])} 个账号，{kept} 个已存在（访问码不变）；"
-          f"换发 {len(set(args.reset or []))} 个访问码。新访问码已写入 {codes_path}（只有这一份，请妥善分发）", file=sys.stderr)
+    created = len(issued) - len(resets)
+    print(f"名单：{len(students)} 名学生，新建 {created} 个账号，{len(students) - created} 个已存在（访问码不变）；"
+          f"换发 {len(resets)} 个访问码。新访问码已写入 {codes_path}（只有这一份，请妥善分发）", file=sys.stderr)
     return 0

@@ -250,3 +250,36 @@ def test_counting_attempt_best_or_last_with_penalty():
     assert counting.choose(rows, "best").id == "a"  # 10 beats 18 x 0.5 = 9; the earliest of equals
     assert counting.choose(rows, "last").id == "c"
     assert counting.choose([], "best") is None
+
+
+# ---- roster
+
+
+@pytest.mark.parametrize("text, message", [
+    ("id,name\ns1,a\n", "包含 student_id"),
+    ("student_id\n../etc\n", "第 2 行：学号 '../etc' 不合法"),
+    ("student_id\ns1\ns1\n", "第 3 行：学号 s1 重复"),
+    ("student_id,name\ns1,\x07\n", "控制字符"),
+])
+def test_roster_errors_name_the_line(tmp_path, text, message):
+    from autograder.service.roster import RosterError, read_roster
+
+    (tmp_path / "r.csv").write_text(text, encoding="utf-8")
+    with pytest.raises(RosterError, match=re.escape(message)):
+        read_roster(tmp_path / "r.csv")
+
+
+def test_roster_import_keeps_codes_and_reset_replaces_them(db, tmp_path):
+    from autograder.service.database import ACCOUNTS
+    from autograder.service.roster import Student, import_students, read_roster, reset_code
+
+    (tmp_path / "r.csv").write_bytes("\ufeffstudent_id,name,email\ns1,张三,a@b.cn\ns2,,\n".encode())
+    students = read_roster(tmp_path / "r.csv")
+    assert students[0] == Student("s1", "张三", "a@b.cn")
+    first = dict((s.student_id, c) for s, c in import_students(db, students))
+    assert set(first) == {"s1", "s2"} and import_students(db, students) == []  # known students keep their codes
+    new = reset_code(db, "student", "s1")
+    with db.read() as con:
+        row = con.execute(sa.select(ACCOUNTS).where(ACCOUNTS.c.login == "s1")).first()
+    assert row.code_id == new.split("-")[0] != first["s1"].split("-")[0]
+    assert first["s1"].split("-")[1] not in row.code_hash and codes.verify(new.split("-")[1], row.code_hash)
