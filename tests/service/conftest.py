@@ -5,7 +5,8 @@ Assignments and their policies (``course.yml``):
 * ps1: deadline far ahead, 3 attempts per 24 h, feedback ``cases`` before the deadline, best attempt counts;
 * ps2: deadline passed, late work accepted x 0.5 until far ahead, feedback ``score``, last attempt counts;
 * ps3: deadline passed, late work refused;
-* ps4: deadline :data:`PS4_DEADLINE_S` seconds after the service starts, feedback ``cases`` until then.
+* ps4: deadline :data:`PS4_DEADLINE_S` seconds after the course is made, feedback ``cases`` until then; s008
+  submits it as soon as the service is up (``early_ps4``), the tests look at its feedback after the deadline.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from .server import Server, make_course
+from .server import Server, make_course, notebook_bytes, submit  # noqa: I001 - puts tests/autograder on sys.path
+
+import make_corpus  # noqa: E402
 
 STUDENTS = [f"s{i:03d}" for i in range(1, 9)]
-PS4_DEADLINE_S = 100
+PS4_DEADLINE_S = 60
 FAR = "2099-01-01T00:00:00+08:00"
 PAST = "2020-01-01T00:00:00+08:00"
 
@@ -36,7 +39,10 @@ def course(tmp_path_factory):
     }}
     codes = make_course(data, STUDENTS, config=config)
     server = Server(data, "--jobs", "2").start()
-    yield {"server": server, "codes": codes, "data": data, "ps4_deadline": ps4_deadline.timestamp()}
+    with server.client(codes["s008"]) as c:
+        r = submit(c, "ps4_calibration", notebook_bytes(make_corpus.solution("ps4_calibration")))
+    assert r.status_code == 202, f"the service took longer than {PS4_DEADLINE_S} s to start: {r.text}"
+    yield {"server": server, "codes": codes, "data": data, "ps4_deadline": ps4_deadline.timestamp(), "early_ps4": r.json()["id"]}
     server.stop()
 
 
