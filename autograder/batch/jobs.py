@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import multiprocessing
 import os
 import shutil
 import signal
@@ -36,12 +37,19 @@ _SANDBOX_CHECKED: str | None | bool = False
 
 
 def worker_init() -> None:
-    """Local pool initializer: die with the grader (SIGKILL of the parent must not leave orphans)."""
+    """Local pool initializer: die with the grader (SIGKILL of the parent must not leave orphans).
+
+    A worker starts (imports) for about a second before it gets here; if the grader died in that time the
+    worker has already been handed to another parent and the death signal would never come, so it leaves.
+    """
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except OSError:
         pass
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:
+        os._exit(0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 

@@ -109,3 +109,36 @@ def test_dask_pool_hands_back_results_while_an_endless_source_is_idle(monkeypatc
             assert error is None
             results.append(payload["result"]["student"])
     assert results == ["s1", "s2"]
+
+
+def test_a_worker_whose_grader_died_while_it_started_leaves(tmp_path):
+    """The grader (here: a process that starts a pool and exits at once) dies while its worker still imports;
+    the worker must not live on as an orphan (it found that out only after setting its death signal)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import multiprocessing, os, sys\n"
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "from autograder.batch.jobs import worker_init\n"
+        "if __name__ == '__main__':\n"
+        "    ex = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('spawn'), initializer=worker_init)\n"
+        "    ex.submit(os.getpid)\n"
+        "    open(sys.argv[1], 'w').write(' '.join(map(str, ex._processes)))\n"
+        "    os._exit(0)\n")
+    (tmp_path / "grader.py").write_text(script)
+    with open(tmp_path / "err", "w") as err:  # not a pipe: an orphan holding it would keep run() waiting
+        subprocess.run([sys.executable, str(tmp_path / "grader.py"), str(tmp_path / "pids")], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=err, timeout=60)
+    pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
+    assert pids, (tmp_path / "err").read_text()
+    deadline = time.monotonic() + 30
+    while not all(_ended(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    alive = [p for p in pids if not _ended(p)]
+    for p in alive:
+        import os
+        import signal
+
+        os.kill(p, signal.SIGKILL)
+    assert not alive, "the worker outlived its grader"
