@@ -12,7 +12,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("grade", help="评分整个班级的提交")
-    g.add_argument("submissions", help="SUBMISSIONS/<学号>/<作业>/<笔记本>.ipynb，或 zip 下载包（文件或含 zip 的目录）")
+    g.add_argument("submissions", help="SUBMISSIONS/<学号>/<作业>/<笔记本>.ipynb，Canvas/Moodle/Blackboard 的下载包（zip 文件，或含 zip 的目录），或两者混合")
     g.add_argument("--out", required=True, help="输出目录：grades.csv、feedback/、summary.html、gradebook.db")
     g.add_argument("--db", help="nbgrader 成绩库的 SQLAlchemy URL（默认 sqlite:///OUT/gradebook.db）")
     g.add_argument("--force", action="store_true", help="重新评分全部提交，即使没有变化")
@@ -28,7 +28,10 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--memory-mib", type=int, default=1024, help="学生进程的地址空间上限（MiB）")
     g.add_argument("--submission-timeout", type=float, default=180.0,
                    help="每份提交的评分总时限（秒，含所有重启与用例；超时后其余用例计 0 分）")
-    g.add_argument("--collect-regexp", help="zip 下载包中文件名的正则（需含命名组 student_id 和 file_id）")
+    g.add_argument("--collect-regexp", help="自定义的下载包文件名正则（命名组 student_id，可选 file_id、timestamp）；"
+                                            "Canvas、Moodle、Blackboard 的命名无需设置")
+    g.add_argument("--due", action="append", metavar="[作业=]时间",
+                   help="截止时间，如 2026-05-01T23:59 或 ps2_roc_auc=2026-05-01T23:59（可重复）：grades.csv 据此标出迟交")
     g.add_argument("--quiet", action="store_true", help="不显示进度")
 
     gen = sub.add_parser("generate", help="用 nbgrader generate_assignment 由 solutions/ 重新生成 exercises/")
