@@ -15,7 +15,7 @@ Scratch folders (``autograder-job-*`` in ``--scratch`` or the system temporary d
 solution: they are created mode 0700, and each holds an exclusive ``flock`` on its ``.lock`` file for as long as
 its job runs.  A folder whose lock is free belonged to a process that is gone (a killed worker):
 :func:`sweep_scratch` removes those (the command calls it at start-up and at the end of a run, and every worker
-before its first job); a folder without a lock file is removed only when older than ``max_age`` seconds.
+before its first job), and those without a lock file whose creating process (named in the folder) is gone.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def grade_job(job: dict) -> dict:
         sweep_scratch(job.get("scratch"), max_age=limits.submission_timeout + STALE_MARGIN)
     work = None
     try:
-        work = Path(tempfile.mkdtemp(prefix=JOB_PREFIX, dir=job.get("scratch") or None))  # mode 0700
+        work = Path(tempfile.mkdtemp(prefix=f"{JOB_PREFIX}{os.getpid()}-", dir=job.get("scratch") or None))  # 0700
         lock = _hold(work)
     except OSError as exc:
         if work is not None:
@@ -140,9 +140,10 @@ def _hold(work: Path) -> int:
 def sweep_scratch(scratch: str | None, *, max_age: float) -> list[str]:
     """Remove the job folders under ``scratch`` (default: the system temporary directory) left by dead processes.
 
-    A folder is left alone while its lock is held (its job is running, here or in another grading run);
-    a folder without a lock file (an older grader, or a worker killed while creating it) only when it was
-    last modified more than ``max_age`` seconds ago.  Returns the names of the removed folders.
+    A folder is left alone while its lock is held (its job is running, here or in another grading run).
+    A folder without a lock file is removed when the process named in it (``autograder-job-<pid>-...``) is
+    gone (it was killed while creating the folder), or, for an older grader's folder without a pid, when it
+    was last modified more than ``max_age`` seconds ago.  Returns the names of the removed folders.
     """
     base = Path(scratch or tempfile.gettempdir())
     removed = []
@@ -160,8 +161,8 @@ def sweep_scratch(scratch: str | None, *, max_age: float) -> list[str]:
             continue
         try:
             fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except FileNotFoundError:
-            if now - st.st_mtime > max_age:
+        except FileNotFoundError:  # being created (its process is alive), or its process died before locking it
+            if not _creator_alive(folder.name) or now - st.st_mtime > max_age:
                 shutil.rmtree(folder, ignore_errors=True)
                 removed.append(folder.name)
             continue
@@ -178,3 +179,17 @@ def sweep_scratch(scratch: str | None, *, max_age: float) -> list[str]:
         finally:
             os.close(fd)
     return removed
+
+
+def _creator_alive(name: str) -> bool:
+    """Is the process that created job folder ``name`` (``autograder-job-<pid>-...``) still running?"""
+    pid = name[len(JOB_PREFIX):].split("-", 1)[0]
+    if not pid.isdigit():
+        return True  # an older grader's folder: only its age tells
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True

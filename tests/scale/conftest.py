@@ -203,6 +203,13 @@ def scratch_dir(tmp_path: Path) -> Path:
     return d
 
 
+def wait_busy(scratch: Path, n: int, timeout: float = 60) -> None:
+    """Wait until ``n`` jobs are inside their scratch folders (so a kill now interrupts them)."""
+    deadline = time.monotonic() + timeout
+    while sum(1 for p in scratch.iterdir() if p.name.startswith("autograder-job-")) < n and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def assert_no_scratch_left(scratch: Path) -> None:
     """No job folder (it holds the instructor's solution) survives a run, whatever was killed during it."""
     left = sorted(p.name for p in scratch.iterdir())

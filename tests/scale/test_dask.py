@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from .conftest import assert_no_scratch_left, assert_same, grade_cmd, scratch_dir, snapshot, wait_committed
+from .conftest import assert_no_scratch_left, assert_same, grade_cmd, scratch_dir, snapshot, wait_busy, wait_committed
 
 pytestmark = pytest.mark.slow
 
@@ -30,6 +30,7 @@ def test_dask_cluster_with_a_worker_killed(corpus, reference, backend, cluster, 
     cmd = grade_cmd(corpus, backend.out, *backend.args(), "--scheduler", lc.scheduler_address, "--scratch", str(scratch))
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wait_committed(backend.url, 2, proc)
+    wait_busy(scratch, 3)  # every worker inside a job, the killed one too
     pids = client.run(os.getpid)
     os.kill(next(iter(pids.values())), signal.SIGKILL)  # the nanny restarts it; Dask reruns only its task
     _, err = proc.communicate(timeout=300)

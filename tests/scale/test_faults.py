@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from .conftest import assert_no_scratch_left, assert_same, grade_cmd, run, scratch_dir, snapshot, wait_committed
+from .conftest import assert_no_scratch_left, assert_same, grade_cmd, run, scratch_dir, snapshot, wait_busy, wait_committed
 
 pytestmark = pytest.mark.slow
 
@@ -38,6 +38,7 @@ def test_worker_crash(corpus, reference, backend, tmp_path):
     cmd = grade_cmd(corpus, backend.out, *backend.args(), "--scratch", str(scratch))
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wait_committed(backend.url, 2, proc)
+    wait_busy(scratch, 2)  # both workers inside a job: the killed one and the one the pool ends with it
     workers = [pid for pid, cmdline in _children(proc.pid) if "spawn_main" in cmdline]
     assert workers, "no worker process found"
     os.kill(workers[0], signal.SIGKILL)

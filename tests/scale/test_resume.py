@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from .conftest import assert_no_scratch_left, assert_same, grade_cmd, kill, run, scratch_dir, snapshot, wait_committed
+from .conftest import assert_no_scratch_left, assert_same, grade_cmd, kill, run, scratch_dir, snapshot, wait_busy, wait_committed
 
 pytestmark = pytest.mark.slow
 
@@ -20,6 +20,7 @@ def test_sigkill_and_resume(corpus, reference, backend, tmp_path):
     for k in (3, 12):  # kill early, then kill the rerun half way
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         n = wait_committed(backend.url, k, proc)
+        wait_busy(scratch, 1)  # a worker inside a job
         kill(proc)
         assert seen <= n < total, "the run should have been killed half way"
         seen = n

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import os
+import subprocess
 import tempfile
 import time
 from datetime import datetime
@@ -253,15 +254,24 @@ def test_scratch_sweep_removes_only_folders_of_dead_processes(tmp_path):
     old = Path(tempfile.mkdtemp(prefix=jobs.JOB_PREFIX, dir=tmp_path))  # an older grader's folder, no lock file
     os.utime(old, (time.time() - 1000, time.time() - 1000))
     young = Path(tempfile.mkdtemp(prefix=jobs.JOB_PREFIX, dir=tmp_path))
+    creating = Path(tempfile.mkdtemp(prefix=f"{jobs.JOB_PREFIX}{os.getpid()}-", dir=tmp_path))  # no lock yet
+    dead_pid = _dead_pid()
+    killed_early = Path(tempfile.mkdtemp(prefix=f"{jobs.JOB_PREFIX}{dead_pid}-", dir=tmp_path))  # died before locking
     other = tmp_path / "unrelated"
     other.mkdir()
     try:
         removed = jobs.sweep_scratch(str(tmp_path), max_age=300)
-        assert sorted(removed) == sorted([dead.name, old.name])
-        assert live.is_dir() and young.is_dir() and other.is_dir() and not dead.exists() and not old.exists()
+        assert sorted(removed) == sorted([dead.name, old.name, killed_early.name])
+        assert live.is_dir() and young.is_dir() and creating.is_dir() and other.is_dir()
         assert (live.stat().st_mode & 0o777) == 0o700
     finally:
         os.close(fd)
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
 
 
 def test_job_folder_is_private_while_grading_and_removed_after(tmp_path, monkeypatch):
