@@ -28,6 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--memory-mib", type=int, default=1024, help="学生进程的地址空间上限（MiB）")
     g.add_argument("--submission-timeout", type=float, default=180.0,
                    help="每份提交的评分总时限（秒，含所有重启与用例；超时后其余用例计 0 分）")
+    g.add_argument("--feedback", choices=["full", "cases", "score"], default="full",
+                   help="反馈页显示的内容：full 每个用例的输入、结果与回溯（默认）；cases 只显示每个用例是否通过"
+                        "（截止前使用，隐藏用例的输入无法经由反馈读出）；score 只显示得分")
     g.add_argument("--collect-regexp", help="自定义的下载包文件名正则（命名组 student_id，可选 file_id、timestamp）；"
                                             "Canvas、Moodle、Blackboard 的命名无需设置")
     g.add_argument("--due", action="append", metavar="[作业=]时间",

@@ -16,7 +16,21 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 __all__ = ["Limits", "Outcome", "SetupReport", "CaseResult", "CaseRecord", "CellScore", "CellError",
-           "SubmissionResult", "ResultFormatError"]
+           "SubmissionResult", "ResultFormatError", "MAX_NOTEBOOK_BYTES", "TEXT_LIMITS", "MAX_NOTES", "MAX_CELL_ERRORS", "clip"]
+
+# Sizes of what a result stores and the feedback shows (characters); longer text is cut with a mark.
+# Much of it comes from student code (values, messages, tracebacks), so it is bounded here, where every
+# result is built, whatever produced it.
+TEXT_LIMITS = {"call": 2000, "expected": 2000, "got": 600, "reason": 600, "traceback": 2000, "note": 600}
+MAX_NOTES = 40
+MAX_CELL_ERRORS = 30
+_CUT = "…（已截短）"
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, marked when cut."""
+    text = str(text)
+    return text if len(text) <= limit else text[: max(0, limit - len(_CUT))] + _CUT
 
 
 class ResultFormatError(ValueError):
@@ -34,20 +48,36 @@ def _take(data: Any, key: str, kind: type | tuple[type, ...], what: str) -> Any:
     return value
 
 
+MAX_NOTEBOOK_BYTES = 20 << 20  # larger submissions are refused with a message (documented for students)
+
+
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one submission's sandbox and its calls."""
+    """Resource limits of one submission's sandbox and its calls.
 
-    memory_bytes: int = 1 << 30
+    ``file_bytes`` (largest file a sandboxed process may write) and ``scratch_bytes`` (size of each
+    scratch file system, the working directory with the student's copy of the notebook among them) are
+    above :data:`MAX_NOTEBOOK_BYTES`, so that every notebook that is accepted can be copied in.
+    """
+
+    memory_bytes: int = 1 << 30  # address space of each process
+    sandbox_memory_bytes: int = 1536 << 20  # memory of all processes of the sandbox together (cgroup)
+    cpus: float = 1.0  # CPUs all processes of the sandbox may use at once (cgroup CPU bandwidth)
     cpu_seconds: int = 60
-    file_bytes: int = 8 << 20
+    file_bytes: int = 24 << 20
     scratch_bytes: int = 32 << 20
     open_files: int = 64
     processes: int = 32
-    cell_timeout: float = 10.0
-    call_timeout: float = 4.0
+    cell_timeout: float = 10.0  # CPU seconds of the sandbox's whole process tree (wall clock without cgroups)
+    call_timeout: float = 4.0  # CPU seconds, as cell_timeout
+    wall_factor: float = 5.0  # wall-clock backstop of a cell or call: wall_factor x its CPU limit
     setup_timeout: float = 60.0
     submission_timeout: float = 180.0  # wall clock for the whole submission (all restarts, all cases)
+
+    def wall_backstop(self, cpu_limit: float) -> float:
+        """Wall-clock seconds after which a cell or call with CPU limit ``cpu_limit`` is stopped anyway
+        (a sleeping process uses no CPU).  Generous: a loaded machine must not change a grade."""
+        return self.wall_factor * cpu_limit + 2.0
 
     def to_json(self) -> dict[str, int | float]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -101,6 +131,10 @@ class CaseResult:
     got: str = ""
     reason: str = ""
     traceback: str = ""
+
+    def __post_init__(self) -> None:
+        for name in _CASE_TEXT:
+            setattr(self, name, clip(getattr(self, name), TEXT_LIMITS[name]))
 
 
 _CASE_TEXT = ("call", "expected", "got", "reason", "traceback")
@@ -160,6 +194,10 @@ class CellError:
     type: str
     traceback: str
 
+    def __post_init__(self) -> None:
+        self.type = clip(self.type, 100)
+        self.traceback = clip(self.traceback, TEXT_LIMITS["traceback"])
+
     def to_json(self) -> dict:
         return {"cell": self.cell, "type": self.type, "traceback": self.traceback}
 
@@ -183,6 +221,13 @@ class SubmissionResult:
     cell_errors: list[CellError] = field(default_factory=list)
     seconds: float = 0.0
     fingerprint: str = ""
+
+    def __post_init__(self) -> None:
+        notes = [clip(n, TEXT_LIMITS["note"]) for n in self.notes]
+        if len(notes) > MAX_NOTES:  # keeps MAX_NOTES notes, the last one saying how many were left out
+            notes = notes[: MAX_NOTES - 1] + [f"……另有 {len(notes) - MAX_NOTES + 1} 条说明未显示"]
+        self.notes = notes
+        self.cell_errors = self.cell_errors[:MAX_CELL_ERRORS]
 
     def to_json(self) -> dict:
         return {"student": self.student, "assignment": self.assignment, "score": self.score,

@@ -2,8 +2,8 @@
 
 * :mod:`.specs` - the assignments: student functions, cases, grade cells and points (hidden tests);
 * :mod:`.prepare` - which cells run (answer cells from the student, locked cells from the source),
-  transformed by IPython's input transformer;
-* :mod:`.forbidden` - does a required function use the reference or scikit-learn?
+  transformed by IPython's input transformer, top-level imports of modules the grading environment
+  does not provide skipped (a function that uses them fails its cases with that reason);
 * :mod:`.expected` - expected values from :mod:`autograder.reference`;
 * :mod:`.compare` - strict comparison of a decoded student value with the expected one;
 * :mod:`.render` - values, calls and exceptions as feedback text;

@@ -101,8 +101,12 @@ def compare(expected: Any, got: Any, path: str = "返回值") -> str | None:
     if isinstance(expected, (float, np.floating)):
         if not _is_real(got):
             return f"{path} 应当是实数 {float(expected)!r}，实际为 {_type_name(got)} {got!r}"
-        if not _close(float(got), float(expected)):
-            return f"{path} 应为 {float(expected)!r}，实际为 {float(got)!r}"
+        try:
+            value = float(got)
+        except OverflowError:  # e.g. 10**400: no float is that large
+            return f"{path} 应为 {float(expected)!r}，实际为一个超出浮点范围的整数"
+        if not _close(value, float(expected)):
+            return f"{path} 应为 {float(expected)!r}，实际为 {value!r}"
         return None
     if isinstance(expected, numbers.Number) or isinstance(expected, str) or expected is None:
         if type(got) is not type(expected) or got != expected:

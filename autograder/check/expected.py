@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from .. import reference
 
-__all__ = ["REFERENCE_FUNCTIONS", "expected_for"]
+__all__ = ["REFERENCE_FUNCTIONS", "expected_for", "expects_error"]
 
 REFERENCE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     name: getattr(reference, name)
@@ -23,3 +23,14 @@ def expected_for(function: str, args: tuple, kwargs: dict) -> tuple[Any, BaseExc
         return fn(*copy.deepcopy(args), **copy.deepcopy(kwargs)), None
     except ValueError as exc:
         return None, exc
+
+
+_EXPECTS_ERROR: dict[tuple[str, str], bool] = {}
+
+
+def expects_error(case) -> bool:
+    """Is ``case`` a validation case: one call whose input the reference rejects with ``ValueError``?"""
+    key = (case.function, case.id)
+    if key not in _EXPECTS_ERROR:
+        _EXPECTS_ERROR[key] = case.kind == "ref" and expected_for(case.function, case.args, case.kwargs)[1] is not None
+    return _EXPECTS_ERROR[key]

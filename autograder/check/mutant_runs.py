@@ -22,19 +22,51 @@ from .render import show_exc
 from .specs import Case
 
 
+# The planted implementations run HERE, in the trusted process, on inputs the student's tests choose:
+# each call's arguments are bounded before they are decoded (a 40 000 x 40 000 pairwise comparison
+# would take gigabytes), and a call over the bound is refused like bad input, for every implementation alike.
+MAX_IMPL_ITEMS = 20_000
+
+
 def _impl_handler(family: str, variant: str):
     def handle(msg: dict) -> dict:
         try:
             fn = mutants.implementation(family, variant, str(msg.get("fn")))
-            args = [wire.decode(a) for a in msg.get("args", [])]
-            kwargs = {str(k): wire.decode(v) for k, v in dict(msg.get("kwargs", {})).items()}
+            raw_args, raw_kwargs = msg.get("args", []), msg.get("kwargs", {})
+            if not isinstance(raw_args, list) or not isinstance(raw_kwargs, dict) or len(raw_args) + len(raw_kwargs) > 16:
+                raise ValueError("参数格式错误")
+            budget = MAX_IMPL_ITEMS
+            args = []
+            for a in raw_args:
+                args.append(wire.decode(a, max_items=budget))
+                budget -= _items(args[-1])
+            kwargs = {}
+            for k, v in raw_kwargs.items():
+                kwargs[str(k)[:100]] = wire.decode(v, max_items=max(budget, 1))
+                budget -= _items(kwargs[str(k)[:100]])
+            if budget < 0:
+                raise wire.WireError("")
             with np.errstate(all="ignore"):
                 value = fn(*args, **kwargs)
             return {"ok": True, "value": wire.encode(value)}
+        except wire.WireError:
+            return {"ok": False, "exc_type": "ValueError",
+                    "msg": f"评分时每次调用的输入最多 {MAX_IMPL_ITEMS} 个元素（或输入无法读取）"}
         except Exception as exc:  # noqa: BLE001 - a planted bug may raise anything; pass it on as data
             return {"ok": False, "exc_type": type(exc).__name__, "msg": str(exc)[:500]}
 
     return handle
+
+
+def _items(x) -> int:
+    """Number of values in a decoded argument (array elements, list items, recursively)."""
+    if isinstance(x, np.ndarray):
+        return int(x.size) if x.dtype != object else sum(_items(v) for v in x.ravel())
+    if isinstance(x, (list, tuple)):
+        return 1 + sum(_items(v) for v in x)
+    if isinstance(x, dict):
+        return 1 + sum(_items(k) + _items(v) for k, v in x.items())
+    return 1
 
 
 def _runs(cells, notebook, cases, sandbox, limits, deadline, *, shared):

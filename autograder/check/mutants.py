@@ -107,8 +107,8 @@ def _roc_no_ties(y_true: Any, y_score: Any) -> R.RocCurve:
     order = np.argsort(-s, kind="stable")
     tps = np.cumsum(pos[order])
     fps = np.cumsum(~pos[order])
-    return R.RocCurve(np.concatenate(([np.inf], s[order])), np.concatenate(([0.0], fps / fps[-1])),
-                      np.concatenate(([0.0], tps / tps[-1])))
+    return R.RocCurve(fpr=np.concatenate(([0.0], fps / fps[-1])), tpr=np.concatenate(([0.0], tps / tps[-1])),
+                      thresholds=np.concatenate(([np.inf], s[order])))
 
 
 def _auc_from_curve(curve: R.RocCurve) -> float:
@@ -117,7 +117,7 @@ def _auc_from_curve(curve: R.RocCurve) -> float:
 
 def _roc_no_start(y_true: Any, y_score: Any) -> R.RocCurve:
     c = R.roc_curve(y_true, y_score)
-    return R.RocCurve(c.thresholds[1:], c.fpr[1:], c.tpr[1:])
+    return R.RocCurve(fpr=c.fpr[1:], tpr=c.tpr[1:], thresholds=c.thresholds[1:])
 
 
 def _pairwise_ties_zero(y_true: Any, y_score: Any) -> float:
@@ -132,7 +132,7 @@ def _roc_single_class_nan(y_true: Any, y_score: Any) -> R.RocCurve:
     check_same_length(pos, s, "y_true", "y_score")
     if pos.all() or not pos.any():
         k = np.unique(s).size + 1
-        return R.RocCurve(np.concatenate(([np.inf], np.unique(s)[::-1])), np.full(k, np.nan), np.full(k, np.nan))
+        return R.RocCurve(fpr=np.full(k, np.nan), tpr=np.full(k, np.nan), thresholds=np.concatenate(([np.inf], np.unique(s)[::-1])))
     return R.roc_curve(y_true, y_score)
 
 
@@ -142,7 +142,7 @@ def _auc_rectangle(y_true: Any, y_score: Any) -> float:
 
 
 def _roc_constant(*_a: Any) -> R.RocCurve:
-    return R.RocCurve(np.array([np.inf, 0.0]), np.array([0.0, 1.0]), np.array([0.0, 1.0]))
+    return R.RocCurve(fpr=np.array([0.0, 1.0]), tpr=np.array([0.0, 1.0]), thresholds=np.array([np.inf, 0.0]))
 
 
 def _family(curve: Callable[..., Any] | None = None, auc: Callable[..., Any] | None = None,

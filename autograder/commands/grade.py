@@ -252,12 +252,17 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
     pending = [e for e in entries if args.force or committed.get((e[0].student, e[0].assignment)) != e[2]]
     log(f"共 {len(subs)} 份提交，需要评分 {len(pending)} 份（其余已在成绩库中且未变化）")
 
-    # results/ and feedback/ are derived from the ledger: repair what a crash left behind
+    # results/ and feedback/ are derived from the ledger: repair what a crash left behind, and render every
+    # feedback page again (the feedback policy or the page's wording may have changed since)
     wanted = {(s.student, s.assignment) for s in subs}
+    policy = args.feedback
     for result in store.results(names):
-        if (result.student, result.assignment) in wanted and not outputs.has_current(result):
+        if (result.student, result.assignment) in wanted:
             a = assignments[result.assignment]
-            outputs.write_result(result, title=a.title, notebook=a.notebook)
+            if outputs.has_current(result):
+                outputs.write_feedback(result, title=a.title, notebook=a.notebook, policy=policy)
+            else:
+                outputs.write_result(result, title=a.title, notebook=a.notebook, policy=policy)
 
     # 4. grade in parallel (workers never touch the gradebook); this process records each result
     #    together with its ledger row in one transaction, as it completes
@@ -283,9 +288,9 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
         totals["db"] += time.monotonic() - td
         for k, v in payload.get("timing", {}).items():
             totals[k] = totals.get(k, 0.0) + v
-        outputs.write_result(result, title=a.title, notebook=a.notebook)
+        outputs.write_result(result, title=a.title, notebook=a.notebook, policy=policy)
         note = f"；{result.notes[0][:80]}" if result.notes else ""
-        timeouts = [e.cell for e in result.cell_errors if e.type == "_CellTimeout"]
+        timeouts = [e.cell + 1 for e in result.cell_errors if e.type == "_CellTimeout" and e.cell >= 0]
         if timeouts:
             note += f"；第 {', '.join(map(str, timeouts))} 个单元执行超时，已中断"
         progress.tick(f"{name}：{result.score:g}/{result.max_score:g} 分（{result.seconds:.1f} 秒{note}）")

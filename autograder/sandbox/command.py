@@ -12,6 +12,9 @@ from ..model import Limits
 
 PAYLOAD_DIR = Path(__file__).resolve().parent / "payload"
 PAYLOAD_MOUNT = "/opt/autograder"
+# Installed in the course environment but hidden from student code: scikit-learn's metric functions are
+# what the assignments ask students to write; SciPy is outside the allowed standard library + NumPy.
+MASKED_PACKAGES = ("sklearn", "scipy")
 
 
 def python_paths() -> list[str]:
@@ -52,10 +55,11 @@ def bwrap_command(notebook: Path | None, limits: Limits) -> list[str]:
             cmd += ["--ro-bind", d, d]
     for p in python_paths():
         cmd += ["--ro-bind", p, p]
-    sklearn = os.path.join(_site_packages(), "sklearn")
-    if os.path.isdir(sklearn):
-        # metric functions of scikit-learn are not available to answers: an empty, sealed mask
-        cmd += ["--size", "4096", "--perms", "0555", "--tmpfs", sklearn, "--remount-ro", sklearn]
+    for name in MASKED_PACKAGES:
+        package = os.path.join(_site_packages(), name)
+        if os.path.isdir(package):
+            # not available to answers (the rules allow the standard library and NumPy): an empty, sealed mask
+            cmd += ["--size", "4096", "--perms", "0555", "--tmpfs", package, "--remount-ro", package]
     cmd += ["--ro-bind", str(PAYLOAD_DIR), PAYLOAD_MOUNT]  # the whole payload, nothing else of the grader
     if notebook is not None:
         cmd += ["--ro-bind", str(notebook), f"/home/student/{notebook.name}"]
@@ -75,9 +79,11 @@ def environment() -> dict[str, str]:
             "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
 
 
-def preexec(limits: Limits, procs_file: str | None):
+def preexec(limits: Limits, procs_files: list[str], pids_limited: bool):
+    """What the sandbox's first process does before ``exec``: join its cgroups, set its rlimits
+    (``RLIMIT_NPROC`` when no pids cgroup limits the number of processes)."""
     def apply() -> None:
-        if procs_file:
+        for procs_file in procs_files:
             with open(procs_file, "w") as fh:
                 fh.write("0")
         mem = limits.memory_bytes
@@ -86,7 +92,7 @@ def preexec(limits: Limits, procs_file: str | None):
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if not procs_file and os.geteuid() != 0:
+        if not pids_limited and os.geteuid() != 0:
             n = len([p for p in os.listdir("/proc") if p.isdigit()])
             resource.setrlimit(resource.RLIMIT_NPROC, (n + limits.processes, n + limits.processes))
 

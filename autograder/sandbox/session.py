@@ -39,12 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Limits, Outcome, SetupReport
-from .cgroup import PidsCgroup, process_tree
+from .cgroup import SandboxCgroups, process_tree
 from . import command
 from .command import PAYLOAD_DIR, PAYLOAD_MOUNT, environment, preexec
 from .payload import wire
 
-_MAX_LINE = 64 << 20
+
 _F_SETPIPE_SZ, _PIPE_SIZE = 1031, 1 << 16
 
 
@@ -84,7 +84,7 @@ class Session:
         self.proc: subprocess.Popen | None = None
         self._buf = b""
         self._next_id = 0
-        self._cgroup: PidsCgroup | None = None
+        self._cgroup: SandboxCgroups | None = None
         self._started = False
         # with the sandbox, the runner is a zygote that runs no student code; the student's process is
         # its forked, isolated child, and new_run() replaces that child for the next run (assignment 5).
@@ -106,7 +106,7 @@ class Session:
         cmd = [sys.executable, "-I", str(PAYLOAD_DIR / "runner.py")]
         cwd = str(self.notebook.parent) if self.notebook else None
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     env=environment(), cwd=cwd, start_new_session=True, preexec_fn=preexec(self.limits, None),
+                                     env=environment(), cwd=cwd, start_new_session=True, preexec_fn=preexec(self.limits, [], False),
                                      close_fds=True)
         self._buf = b""
 
@@ -118,11 +118,12 @@ class Session:
             self.zygotes_started += 1
             # the zygote, the forking child and the run's init are 3 processes the student does not own
             limits = dataclasses.replace(self.limits, processes=self.limits.processes + 3)
-            self._cgroup = PidsCgroup(limits.processes)
-            procs = self._cgroup.procs_file()
+            self._cgroup = SandboxCgroups(processes=limits.processes, cpus=limits.cpus,
+                                          memory_bytes=limits.sandbox_memory_bytes)
             cmd = command.bwrap_command(self.notebook, limits) + [sys.executable, "-I", f"{PAYLOAD_MOUNT}/runner.py"]
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                         env=environment(), start_new_session=True, preexec_fn=preexec(limits, procs),
+                                         env=environment(), start_new_session=True,
+                                         preexec_fn=preexec(limits, self._cgroup.procs_files(), self._cgroup.limits_processes()),
                                          close_fds=True)
             self._buf = b""
             hello = {"op": "zygote", "notebook": self.notebook.name if self.notebook else None,
@@ -203,11 +204,7 @@ class Session:
         except subprocess.TimeoutExpired:
             pass
         if self._cgroup:
-            if self._cgroup.path:
-                try:
-                    (self._cgroup.path / "cgroup.kill").write_text("1")
-                except OSError:
-                    pass
+            self._cgroup.kill()
             self._cgroup.remove()
             self._cgroup = None
         self.proc = None
@@ -224,8 +221,23 @@ class Session:
         except (BrokenPipeError, OSError):
             return False
 
-    def _recv(self, deadline: float) -> dict | str:
-        """Next message, or "timeout" / "crash" / "protocol"."""
+    def _cpu(self) -> float | None:
+        """CPU seconds used so far by the sandbox's whole process tree (None: not accounted here)."""
+        return self._cgroup.cpu_seconds() if self._cgroup is not None else None
+
+    def _limits_for(self, cpu_seconds: float) -> tuple[float, float | None]:
+        """(wall-clock deadline, CPU-time limit) of a cell or call allowed ``cpu_seconds`` of CPU time.
+
+        With CPU accounting, the limit is CPU time of every process of the sandbox (so a busy machine does
+        not change a grade) and the wall clock is only a generous backstop; without it, wall clock."""
+        now = time.monotonic()
+        used = self._cpu()
+        if used is None:
+            return now + cpu_seconds, None
+        return now + self.limits.wall_backstop(cpu_seconds), used + cpu_seconds
+
+    def _recv(self, deadline: float, cpu_limit: float | None = None) -> dict | str:
+        """Next message, or "timeout" (wall ``deadline`` or CPU time ``cpu_limit`` reached) / "crash" / "protocol"."""
         if self.proc is None or self.proc.stdout is None:
             return "crash"
         fd = self.proc.stdout.fileno()
@@ -233,14 +245,19 @@ class Session:
             left = deadline - time.monotonic()
             if left <= 0:
                 return "timeout"
-            ready, _, _ = select.select([fd], [], [], left)
+            ready, _, _ = select.select([fd], [], [], left if cpu_limit is None else min(left, 0.05))
             if not ready:
-                return "timeout"
+                used = self._cpu() if cpu_limit is not None else None
+                if used is None and cpu_limit is None:
+                    return "timeout"
+                if used is not None and used >= cpu_limit:
+                    return "timeout"
+                continue
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 return "crash"
             self._buf += chunk
-            if len(self._buf) > _MAX_LINE:
+            if len(self._buf) > wire.MAX_LINE:
                 return "protocol"
         line, _, self._buf = self._buf.partition(b"\n")
         try:
@@ -258,19 +275,27 @@ class Session:
                     return False
                 self._spawn()
                 cells = [{"index": i, "source": s} for i, s in self.cells if i not in self.report.skipped]
-                ok = self._send({"op": "setup", "cells": cells, "cell_timeout": self.limits.cell_timeout})
+                # the runner stops a cell itself after cell_timeout of its own CPU time (or cell_wall of wall
+                # clock); this side stops the whole sandbox a little later, counting all of its processes
+                cell_wall, cpu_limit = self._limits_for(self.limits.cell_timeout)
+                ok = self._send({"op": "setup", "cells": cells, "cell_timeout": self.limits.cell_timeout,
+                                 "cell_wall": cell_wall - time.monotonic()})
                 deadline = min(time.monotonic() + self.limits.setup_timeout, self.deadline)
                 current: int | None = None
+                cell_deadline, cell_cpu = deadline, None
                 msg: dict | str = "crash"
                 while ok:
-                    cell_deadline = min(deadline, time.monotonic() + self.limits.cell_timeout + 2.0)
-                    msg = self._recv(cell_deadline if current is not None else deadline)
+                    if current is None:
+                        msg = self._recv(deadline)
+                    else:
+                        msg = self._recv(min(deadline, cell_deadline + 2.0), None if cell_cpu is None else cell_cpu + 1.0)
                     if isinstance(msg, str):
                         ok = False
                         break
                     op = msg.get("op")
                     if op == "cell_start":
                         current = msg.get("index")
+                        cell_deadline, cell_cpu = self._limits_for(self.limits.cell_timeout)
                     elif op == "cell_done":
                         if msg.get("error"):
                             self.report.cell_errors[msg.get("index")] = msg["error"]
@@ -328,10 +353,11 @@ class Session:
         if not self._send(msg):
             self.kill()
             return Outcome(False, failure="crash")
-        deadline = min(time.monotonic() + (timeout or self.limits.call_timeout), self.deadline)
+        wall, cpu_limit = self._limits_for(timeout or self.limits.call_timeout)
+        deadline = min(wall, self.deadline)
         impl_calls = 0
         while True:
-            reply = self._recv(deadline)
+            reply = self._recv(deadline, cpu_limit)
             if isinstance(reply, str):
                 self.kill()
                 if reply == "timeout" and time.monotonic() >= self.deadline:
@@ -342,6 +368,11 @@ class Session:
                 self.kill()
                 return Outcome(False, failure="crash", impl_calls=impl_calls)
             if reply.get("op") == "impl_call" and impl_handler is not None and impl_calls < 10_000:
+                if time.monotonic() >= deadline:  # answering calls counts towards the call's time
+                    self.kill()
+                    late = time.monotonic() >= self.deadline
+                    self.report.out_of_time = self.report.out_of_time or late
+                    return Outcome(False, failure="deadline" if late else "timeout", impl_calls=impl_calls)
                 impl_calls += 1
                 answer = impl_handler(reply)
                 answer.update({"op": "impl_result", "id": cid})

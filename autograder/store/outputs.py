@@ -41,12 +41,16 @@ class OutputFolder:
             return False
         return isinstance(data, dict) and data.get("fingerprint") == result.fingerprint
 
-    def write_result(self, result: SubmissionResult, *, title: str, notebook: str) -> None:
+    def write_result(self, result: SubmissionResult, *, title: str, notebook: str, policy: str = "full") -> None:
         """The result JSON and the student's feedback page."""
         write_atomic(self.result_path(result.student, result.assignment),
                      json.dumps(result.to_json(), ensure_ascii=False, indent=1))
+        self.write_feedback(result, title=title, notebook=notebook, policy=policy)
+
+    def write_feedback(self, result: SubmissionResult, *, title: str, notebook: str, policy: str = "full") -> None:
+        """The student's feedback page, showing what ``policy`` allows (:data:`report.FEEDBACK_POLICIES`)."""
         write_atomic(self.root / "feedback" / result.student / result.assignment / f"{notebook}.html",
-                     report.feedback_html(title, result))
+                     report.feedback_html(title, result, policy))
 
     def write_summary(self, titles: dict[str, str], results: list[SubmissionResult],
                       not_graded: list[dict[str, Any]] | None = None) -> dict[str, Any]:

@@ -40,9 +40,24 @@ def comment_text(result: SubmissionResult) -> str:
     return text
 
 
-def feedback_html(title: str, result: SubmissionResult) -> str:
-    """The student's feedback page for one graded submission."""
-    return _env().get_template("feedback.html").render(title=title, r=result)
+FEEDBACK_POLICIES = {
+    "full": "每个用例：是否通过、输入、参考结果、你的函数的结果与回溯",
+    "cases": "每个用例是否通过（不显示输入、结果与回溯）",
+    "score": "只显示得分",
+}
+
+
+def feedback_html(title: str, result: SubmissionResult, policy: str = "full") -> str:
+    """The student's feedback page for one graded submission, cut to what ``policy`` shows.
+
+    ``full``: every case with its input, the expected and the returned value and the traceback;
+    ``cases``: which cases passed, without inputs or values (before a deadline: hidden inputs cannot be
+    read back through the feedback); ``score``: the scores only.
+    """
+    if policy not in FEEDBACK_POLICIES:
+        raise ValueError(f"unknown feedback policy {policy!r}")
+    return _env().get_template("feedback.html").render(title=title, r=result, policy=policy,
+                                                       policy_text=FEEDBACK_POLICIES[policy])
 
 
 def summary(titles: dict[str, str], results: list[SubmissionResult]) -> dict[str, Any]:

@@ -30,3 +30,11 @@ def test_importing_the_gradebook_module_leaves_path_alone():
 
 def test_specs_exports_exist():
     assert all(hasattr(specs, name) for name in specs.__all__)
+
+
+def test_every_accepted_notebook_fits_the_sandbox():
+    """An honest 8.8 MiB notebook (solution plus figures) hit the 8 MiB file-size limit while the sandbox copied it."""
+    from autograder.model import MAX_NOTEBOOK_BYTES, Limits
+
+    limits = Limits()
+    assert limits.file_bytes > MAX_NOTEBOOK_BYTES and limits.scratch_bytes > MAX_NOTEBOOK_BYTES

@@ -91,3 +91,75 @@ def test_nesting_is_bounded():
         message = {"t": "list", "v": [message]}
     with pytest.raises(wire.WireError):
         wire.decode(message)
+
+
+# -- hostile messages from a sandbox (issue: the trusted side bounded before it materialises anything) --------
+
+
+def test_a_huge_text_dtype_is_refused_before_allocating():
+    """112 bytes declaring dtype <U250000000 made the decoder allocate 4 GB per call."""
+    message = {"t": "ndarray", "dtype": "<U250000000", "shape": [4], "v": ["a", "b", "c", "d"]}
+    with pytest.raises(wire.WireError):
+        wire.decode(message)
+
+
+@pytest.mark.parametrize("dtype", ["|V16", "<M8[s]", "|O8", "<f16", "[('a', '<i4')]", "<i4 ", "<U0"])
+def test_only_listed_dtypes_cross(dtype):
+    with pytest.raises(wire.WireError):
+        wire.decode({"t": "ndarray", "dtype": dtype, "shape": [1], "v": ["1"]})
+
+
+def test_a_shape_that_multiplies_to_more_than_the_budget_is_refused():
+    with pytest.raises(wire.WireError):
+        wire.decode({"t": "ndarray", "dtype": "<f8", "shape": [1 << 20, 1 << 20], "v": []})
+
+
+def test_long_names_from_a_tuple_subclass_are_refused():
+    """A tuple subclass whose _fields held one 5 MiB name made the grader write 1.1 GB."""
+    message = wire.loads(wire.dumps({"v": {"t": "tuple", "name": "R", "fields": ["x" * 5_000_000], "v": [{"t": "none"}]}}))
+    with pytest.raises(wire.WireError):
+        wire.decode(message["v"])
+
+
+def test_the_item_budget_holds_on_the_trusted_side():
+    message = {"t": "list", "v": [{"t": "list", "v": [{"t": "none"}] * 1000}] * 1100}
+    with pytest.raises(wire.WireError):
+        wire.decode(message)
+
+
+def test_colliding_dict_keys_are_bounded_and_fast():
+    """Integer keys that all hash to 0 (multiples of 2**61 - 1) made decoding quadratic (40 k keys: 8.8 s)."""
+    import time
+
+    m = (1 << 61) - 1
+    message = {"t": "dict", "v": [[{"t": "int", "v": str(k * m)}, {"t": "none"}] for k in range(40_000)]}
+    t0 = time.monotonic()
+    with pytest.raises(wire.WireError):
+        wire.decode(message)
+    assert time.monotonic() - t0 < 0.5
+    ok = {"t": "dict", "v": [[{"t": "int", "v": str(k * m)}, {"t": "none"}] for k in range(wire.MAX_DICT)]}
+    t0 = time.monotonic()
+    assert len(wire.decode(ok)) == wire.MAX_DICT
+    assert time.monotonic() - t0 < 0.5
+
+
+def test_huge_integers_are_refused():
+    with pytest.raises(wire.WireError):
+        wire.decode({"t": "int", "v": "9" * (wire.MAX_DIGITS + 5)})
+    assert wire.decode({"t": "int", "v": str(10**400)}) == 10**400
+
+
+def test_lone_surrogates_are_repaired_so_they_can_be_stored():
+    """A runner that escapes non-ASCII can send "\\ud800", which no UTF-8 file or database accepts."""
+    import json
+
+    line = json.dumps({"op": "result", "exc": {"msg": "\ud800 坏", "\udfff": 1}}, ensure_ascii=True).encode() + b"\n"
+    msg = wire.loads(line)
+    assert msg["exc"]["msg"] == "\ufffd 坏" and "\ufffd" in msg["exc"]
+    json.dumps(msg, ensure_ascii=False).encode("utf-8")  # storable
+    assert wire.loads(json.dumps({"s": "😀"}, ensure_ascii=True).encode())["s"] == "😀"  # a valid pair stays
+
+
+def test_an_overlong_line_is_refused():
+    with pytest.raises(wire.WireError):
+        wire.loads(b'{"v": "' + b"x" * wire.MAX_LINE + b'"}')

@@ -60,16 +60,23 @@ class Assignment:
     def max_score(self) -> int:
         return sum(c.points for c in self.cases)
 
+    def basic_cases(self, function: str, expects_error: Callable[["Case"], bool]) -> list["Case"]:
+        """The valid-input cases a function must pass before its validation cases count: its visible ones,
+        or, when it has none, its first two (so that a stub that only raises ``ValueError`` scores nothing)."""
+        valid = [c for c in self.cases if c.function == function and c.kind != "mutant" and not expects_error(c)]
+        visible = [c for c in valid if c.cell.endswith("_visible")]
+        return visible or valid[:2]
 
-def ref(id: str, cell: str, points: int, function: str, description: str, *args: Any, **kwargs: Any) -> Case:
+
+def ref(case_id: str, cell: str, points: int, function: str, description: str, *args: Any, **kwargs: Any) -> Case:
     """A case compared with the reference on one call."""
-    return Case(id, cell, points, function, description, "ref", args, kwargs)
+    return Case(case_id, cell, points, function, description, "ref", args, kwargs)
 
 
-def prop(id: str, cell: str, points: int, function: str, description: str, calls: list,
+def prop(case_id: str, cell: str, points: int, function: str, description: str, calls: list,
          relation: Callable[[list[Any]], str | None]) -> Case:
     """A case of several calls, each compared with the reference, plus a relation between them."""
-    return Case(id, cell, points, function, description, "property", calls=calls, relation=relation)
+    return Case(case_id, cell, points, function, description, "property", calls=calls, relation=relation)
 
 
 def render_cell_listing(assignment: "Assignment", cell: str) -> str:

@@ -26,7 +26,8 @@ cases = [
     ref("edge.curve_empty_bins", "a4_hidden_edge", 1, CC, "空箱不出现在结果中", [1, 0, 1], [0.05, 0.06, 0.95], n_bins=5),
     ref("edge.curve_one_bin", "a4_hidden_edge", 1, CC, "n_bins=1", [1, 0, 1], [0.2, 0.4, 0.6], n_bins=1),
     ref("edge.curve_constant", "a4_hidden_edge", 1, CC, "常数概率", [1, 0, 0, 1], [0.3] * 4, n_bins=4),
-    ref("edge.curve_quantile", "a4_hidden_edge", 1, CC, "分位数分箱", [1, 0, 1, 0, 1, 0], [0.1, 0.2, 0.3, 0.6, 0.8, 0.9], n_bins=3, strategy="quantile"),
+    ref("edge.curve_quantile", "a4_hidden_edge", 1, CC, "分位数分箱", [1, 0, 1, 0, 1, 0], [0.1, 0.2, 0.3, 0.6, 0.8, 0.9],
+        n_bins=3, strategy="quantile"),
     ref("edge.ece_perfect", "a4_hidden_edge", 1, ECE, "每箱的平均概率等于正类比例时 ECE = 0", [1, 0, 1, 0], [0.5, 0.5, 0.5, 0.5], n_bins=2),
     ref("edge.ece_single_class", "a4_hidden_edge", 1, ECE, "只有负类时的 ECE", [0, 0, 0], [0.1, 0.2, 0.9]),
     ref("edge.ece_default_bins", "a4_hidden_edge", 1, ECE, "默认 10 个等宽分箱", Y, P),
@@ -58,7 +59,8 @@ for seed, n, rate, dec in [(61, 100, 0.5, 2), (62, 400, 0.08, 1), (63, 300, 0.7,
     desc = f"种子 {seed}，n={n}，正类约 {rate:.0%}"
     cases.append(ref(f"random.brier.seed{seed}", "a4_hidden_random", 1, BS, f"随机数据 Brier（{desc}）", y, p))
     cases.append(ref(f"random.curve.seed{seed}", "a4_hidden_random", 1, CC, f"随机数据校准曲线（{desc}）", y, p, n_bins=8))
-    cases.append(ref(f"random.ece.seed{seed}", "a4_hidden_random", 1, ECE, f"随机数据 ECE（{desc}，分位数分箱）", y, p, n_bins=5, strategy="quantile"))
+    cases.append(ref(f"random.ece.seed{seed}", "a4_hidden_random", 1, ECE, f"随机数据 ECE（{desc}，分位数分箱）", y, p,
+                     n_bins=5, strategy="quantile"))
 
 ASSIGNMENT = Assignment(name="ps4_calibration", notebook="calibration", title="作业 4：Brier 分数与校准",
                         functions=(BS, BB, CC, ECE), cases=cases)

@@ -34,7 +34,6 @@ import builtins
 import os
 import signal
 import sys
-import time
 import traceback
 import types
 
@@ -142,6 +141,7 @@ def main():
         return wire.loads(line)
 
     signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGPROF, _alarm)
     setup = recv()
     if setup.get("op") == "zygote":  # the sandbox; without it (--no-sandbox) the first line is "setup"
         zygote.serve(setup, send, recv)  # returns in a fresh child only, isolated and locked down
@@ -159,13 +159,17 @@ def main():
         send({"op": "cell_start", "index": cell["index"]})
         error = None
         try:
-            signal.setitimer(signal.ITIMER_REAL, float(setup["cell_timeout"]))
-            code = compile(cell["source"], f"<单元 {cell['index']}>", "exec")
+            # CPU time of this process, and a wall-clock backstop for a cell that only waits
+            signal.setitimer(signal.ITIMER_PROF, float(setup["cell_timeout"]))
+            signal.setitimer(signal.ITIMER_REAL, float(setup.get("cell_wall", setup["cell_timeout"])))
+            index = int(cell["index"])  # as JupyterLab counts (1-based, Markdown cells included)
+            code = compile(cell["source"], f"<第 {index + 1} 个单元>" if index >= 0 else "<恢复的带锁单元>", "exec")
             exec(code, ns)  # noqa: S102 - this is the sandbox
         except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt, timeouts ...
             error = _exc_info(exc)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.setitimer(signal.ITIMER_PROF, 0)
         send({"op": "cell_done", "index": cell["index"], "error": error})
     send({"op": "ready"})
 
