@@ -1,0 +1,128 @@
+"""Accessibility of every page: an axe-core audit in Debian's chromium, light and dark mode.
+
+axe-core is the npm package pinned in ``tests/a11y/package.json`` (installed by ``make setup``); it is
+injected into each page with Playwright's ``add_script_tag(path=...)``.  A page passes with zero
+*serious* or *critical* violations.  Pages with quizzes are audited with one option of every quiz
+picked, so the verdicts and explanations are audited too (colour contrast included).  The instructor
+edition is audited on the pages where it differs from the public one (the instructor-only blocks).
+
+The quizzes are also operated with the keyboard alone: Tab reaches every option, Enter picks it, and
+the verdict is announced in a polite live region.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+from .test_quiz_browser import SHOTS, open_page
+from .test_site_browser import PAGES
+
+pytestmark = pytest.mark.slow
+
+AXE = ROOT / "tests" / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
+BLOCKING = ("serious", "critical")
+
+
+def _require_axe() -> None:
+    if not AXE.is_file():
+        pytest.fail(f"找不到 {AXE.relative_to(ROOT)}（make setup 会用 npm 安装 tests/a11y/package.json 中的 axe-core）")
+
+
+def audit(browser, url: str, dark: bool) -> list[str]:
+    """Serious and critical axe violations of the page at ``url`` (after picking an option of each quiz)."""
+    ctx, tab, problems = open_page(browser, url, viewport={"width": 1280, "height": 900},
+                                   color_scheme="dark" if dark else "light")
+    try:
+        if dark:
+            tab.evaluate("localStorage.setItem('theme', 'dark')")
+            tab.reload(wait_until="load")
+            tab.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
+            tab.evaluate("MathJax.startup.promise")
+        assert tab.evaluate("document.documentElement.dataset.theme") == ("dark" if dark else "light")
+        quizzes = tab.locator(".quiz")
+        for i in range(quizzes.count()):
+            quizzes.nth(i).locator(".quiz-option").first.click()
+        tab.add_script_tag(path=str(AXE))
+        result = tab.evaluate("axe.run(document, {resultTypes: ['violations']})")
+        found = []
+        for v in result["violations"]:
+            if v["impact"] in BLOCKING:
+                targets = "; ".join(" ".join(n["target"]) if isinstance(n["target"][0], str) else json.dumps(n["target"])
+                                    for n in v["nodes"][:5])
+                found.append(f"{v['impact']} {v['id']} ({len(v['nodes'])}×): {v['help']} — {targets}")
+        return found + [p for p in problems if "HTTP 404" not in p or "favicon" not in p]
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+@pytest.mark.parametrize("page", PAGES)
+def test_page_has_no_serious_accessibility_violation(browser, site_url, page, mode):
+    _require_axe()
+    violations = audit(browser, f"{site_url}/{page}", dark=mode == "dark")
+    assert not violations, f"{page} ({mode}):\n" + "\n".join(violations)
+
+
+def _instructor_pages(site: Path) -> list[str]:
+    return sorted(str(p.relative_to(site)) for p in site.rglob("*.html")
+                  if 'class="instructor-only' in p.read_text(encoding="utf-8"))
+
+
+def test_instructor_only_pages_have_no_serious_accessibility_violation(browser, instructor_html):
+    import functools
+    import http.server
+    import threading
+
+    from .conftest import _QuietHandler
+
+    _require_axe()
+    pages = _instructor_pages(instructor_html)
+    assert pages, "the instructor edition shows no instructor-only block"
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             functools.partial(_QuietHandler, directory=str(instructor_html)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        report = []
+        for page in pages:
+            for dark in (False, True):
+                report += [f"{page} ({'dark' if dark else 'light'}): {v}"
+                           for v in audit(browser, f"http://127.0.0.1:{server.server_port}/{page}", dark)]
+        assert not report, "\n".join(report)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_quizzes_work_with_the_keyboard_and_announce_the_verdict(browser, site_url):
+    ctx, tab, problems = open_page(browser, f"{site_url}/book/binary/pr.html", viewport={"width": 1280, "height": 900})
+    try:
+        quiz = tab.locator(".quiz").first
+        options = quiz.locator(".quiz-option")
+        status = quiz.locator("[role=status], [aria-live]").first
+        assert status.get_attribute("aria-live") in ("polite", "assertive")
+        for i in range(options.count()):
+            name = options.nth(i).evaluate("b => b.textContent.trim()")
+            assert name, f"option {i} has no accessible name"
+        # from the first option, Tab moves along the options; Enter and Space pick one
+        options.first.focus()
+        correct = [i for i in range(options.count()) if options.nth(i).get_attribute("data-correct") == "true"][0]
+        wrong = 0 if correct else 1
+        for _ in range(wrong):
+            tab.keyboard.press("Tab")
+        assert tab.evaluate("document.activeElement.dataset.option") == options.nth(wrong).get_attribute("data-option")
+        tab.keyboard.press("Enter")
+        tab.wait_for_function("s => s.textContent.includes('回答错误')", arg=status.element_handle())
+        for _ in range(correct - wrong):
+            tab.keyboard.press("Tab")
+        tab.keyboard.press(" ")
+        tab.wait_for_function("s => s.textContent.includes('回答正确')", arg=status.element_handle())
+        assert options.nth(correct).get_attribute("aria-pressed") == "true"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        quiz.screenshot(path=str(SHOTS / "quiz-keyboard.png"))
+        assert not problems, problems
+    finally:
+        ctx.close()
