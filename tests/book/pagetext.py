@@ -7,7 +7,8 @@ visible text outside code and math, and lists every leak it finds:
 * unresolved roles and directives (``{ref``, ``{eq}``, ``{glue:text}``, code fences, ``:::``);
 * a doubled equation/figure/table prefix (``式 式 (3)``: ``math_eqref_format`` already adds ``式``);
 * ASCII quotes touching Chinese text, and curly quotes that do not pair up (``”…”``);
-* a space between a number and ``%``;
+* a space between a number and ``%``, and a line break between two Chinese characters (a browser draws
+  it as a space);
 * unconverted math (``$...$``, ``\\frac`` outside a math element);
 * images without a meaningful ``alt`` text (not a file name), images whose file is missing, and relative links to a missing file or a missing anchor.
 """
@@ -39,6 +40,7 @@ CHECKS: list[tuple[str, re.Pattern[str]]] = [
     ("未转换的数学", re.compile(r"\$[^$\n]*\$|\$\$|\\(?:frac|mathrm|operatorname|sum|alpha|tau|le|ge|hat)\b")),
 ]
 QUOTES = {"“": "”", "‘": "’"}
+CJK_BREAK = re.compile(rf"[{CJK}“”]\s*\n\s*[{CJK}“”]")
 
 
 def _article(soup: BeautifulSoup) -> Tag:
@@ -46,9 +48,10 @@ def _article(soup: BeautifulSoup) -> Tag:
 
 
 def _strip_non_prose(article: Tag) -> None:
+    """Replace code and math by a placeholder ``X`` (so that the prose around them stays apart)."""
     for selector in NOT_PROSE:
         for el in article.select(selector):
-            el.decompose()
+            el.replace_with("X")
 
 
 def block_texts(article: Tag) -> list[str]:
@@ -61,9 +64,8 @@ def block_texts(article: Tag) -> list[str]:
             text = "".join(own)
         else:
             text = block.get_text()
-        text = re.sub(r"\s+", " ", text).strip()
-        if text:
-            texts.append(text)
+        if text.strip():
+            texts.append(text.strip())
     return texts
 
 
@@ -138,7 +140,13 @@ def page_problems(page: Path, site: Path) -> list[str]:
     article = _article(soup)
     problems = link_problems(page, article, site)
     _strip_non_prose(article)
-    for text in block_texts(article):
+    for run in article.find_all(string=True):  # a break inside one run of text, not between controls
+        match = CJK_BREAK.search(run)
+        if match:
+            context = re.sub(r"\s+", " ", run[max(0, match.start() - 15):match.end() + 15])
+            problems.append(f"中文之间的换行（显示为空格）：…{context}…")
+    for raw in block_texts(article):
+        text = re.sub(r"\s+", " ", raw)
         for name, pattern in CHECKS:
             match = pattern.search(text)  # one problem of each kind per block
             if match:
