@@ -29,13 +29,21 @@ def join_cjk_lines(text: str) -> str:
 
 def _remove_breaks(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     for text in list(doctree.findall(nodes.Text)):
-        if "\n" not in text or isinstance(text.parent, VERBATIM):
+        if "\n" not in text or any(isinstance(a, VERBATIM) for a in _ancestors(text)):
             continue
-        if any(isinstance(a, VERBATIM) for a in _ancestors(text)):
-            continue
-        joined = join_cjk_lines(str(text))
-        if joined != str(text):
-            text.parent.replace(text, nodes.Text(joined))
+        # A line break may sit at the edge of a text node (MyST keeps a soft break with the text
+        # before or after it, or as a node of its own): look at the neighbouring characters too.
+        parent = text.parent
+        index = next(i for i, child in enumerate(parent.children) if child is text)  # Text == str: not .index()
+        before = parent[index - 1].astext()[-1:] if index > 0 else ""
+        after = parent[index + 1].astext()[:1] if index + 1 < len(parent) else ""
+        joined = join_cjk_lines(before + str(text) + after)
+        joined = joined[len(before):len(joined) - len(after)]
+        if joined != str(text):  # (by position: replace() and remove() would find an equal string first)
+            if joined:
+                parent[index] = nodes.Text(joined)
+            else:
+                del parent[index]
 
 
 def _ancestors(node: nodes.Node):

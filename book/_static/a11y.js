@@ -9,10 +9,17 @@
     document.querySelectorAll("button.search-button__button[aria-label]").forEach(function (b) {
       b.removeAttribute("aria-label");
     });
-    // Colour-mode switch: icon-only, so the name comes from aria-label alone, in Chinese.
+    // Colour-mode switch: icon-only; its name and tooltip say what it does, in Chinese.  The icons'
+    // own titles (one of them English) would count as its text, so they go.
     document.querySelectorAll(".theme-switch-button").forEach(function (b) {
       b.setAttribute("aria-label", "切换颜色模式（亮色、暗色、跟随系统）");
-      b.querySelectorAll("i").forEach(function (i) { i.setAttribute("aria-hidden", "true"); });
+      b.setAttribute("data-bs-title", "切换颜色模式");
+      b.querySelectorAll("[data-mode]").forEach(function (icon) {
+        icon.setAttribute("aria-hidden", "true");
+        icon.removeAttribute("title");                 // <i>, before Font Awesome turns it into <svg>
+        icon.removeAttribute("aria-labelledby");
+        icon.querySelectorAll("title").forEach(function (t) { t.remove(); });   // <svg>, after it
+      });
     });
     // Collapsible chapters of the navigation: the toggle names the chapter it opens.
     document.querySelectorAll("nav details > summary").forEach(function (s) {

@@ -1,4 +1,5 @@
-"""Accessibility of every page: an axe-core audit in Debian's chromium, light and dark mode.
+"""Accessibility of every page: an axe-core audit in Debian's chromium, light and dark mode (the theme's
+stored colour mode, ``localStorage.mode``, set to ``dark``).
 
 axe-core is the npm package pinned in ``tests/a11y/package.json`` (installed by ``make setup``); it is
 injected into each page with Playwright's ``add_script_tag(path=...)``.  A page passes with zero
@@ -37,11 +38,10 @@ def _require_axe() -> None:
 
 def audit(browser, url: str, dark: bool) -> list[str]:
     """Serious and critical axe violations of the page at ``url`` (after picking an option of each quiz)."""
-    ctx, tab, problems = open_page(browser, url, viewport={"width": 1280, "height": 900},
-                                   color_scheme="dark" if dark else "light")
+    ctx, tab, problems = open_page(browser, url, viewport={"width": 1280, "height": 900}, color_scheme="light")
     try:
-        if dark:
-            tab.evaluate("localStorage.setItem('theme', 'dark')")
+        if dark:  # the reader's stored choice, as the theme's colour-mode switch leaves it
+            tab.evaluate("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark')")
             tab.reload(wait_until="load")
             tab.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
             tab.evaluate("MathJax.startup.promise")
