@@ -11,7 +11,7 @@
   'THEBE_JS_URL' has already been declared") and points at a CDN the offline course never uses.
 * scripts and style sheets registered twice are emitted once;
 * ``_static/a11y.js``: accessible names for the theme's icon buttons and navigation toggles (checked by
-  the axe-core audit, tests/book/test_accessibility.py).
+  the axe-core audit, tests/book/test_accessibility.py); ``_static/course.css``: page-wide styles.
 """
 
 from __future__ import annotations
@@ -67,4 +67,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", _drop_thebe)
     app.connect("html-page-context", _dedupe_assets, priority=999)  # after handlers that add page scripts
     app.add_js_file("a11y.js", loading_method="defer")
+    app.add_css_file("course.css")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -132,3 +132,21 @@ def test_quizzes_work_with_the_keyboard_and_announce_the_verdict(browser, site_u
         assert not problems, problems
     finally:
         ctx.close()
+
+
+def test_every_page_reflows_at_phone_width(browser, site_url):
+    """WCAG 1.4.10 (reflow): at 375 px no page scrolls sideways; wide formulas and tables scroll in their box."""
+    ctx = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True)
+    tab = ctx.new_page()
+    try:
+        wide = {}
+        for page in PAGES:
+            tab.goto(f"{site_url}/{page}", wait_until="load")
+            tab.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
+            tab.evaluate("MathJax.startup.promise")
+            overflow = tab.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            if overflow > 1:
+                wide[page] = overflow
+        assert not wide, f"pages wider than 375 px (px too wide): {wide}"
+    finally:
+        ctx.close()
