@@ -11,7 +11,7 @@ PORT   ?= 8000
 HOST   ?= 127.0.0.1
 DEMO_PORT ?= 8050
 
-.PHONY: serve demo test setup system book book-instructor bench freeze clean
+.PHONY: serve demo test test-fast lint setup system book book-instructor bench freeze clean
 
 # The demo runs in the background and stops together with the book server (Ctrl-C).
 serve: book
@@ -24,8 +24,16 @@ serve: book
 demo: setup
 	$(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT)
 
-test: setup
+test: setup lint
 	$(BIN)/python -m pytest
+
+# The unit layer: no sandbox, browser or book build (reference, wire format, comparison, reports,
+# pools, store, layers); under two minutes.
+test-fast: setup
+	$(BIN)/python -m pytest -q tests/unit tests/reference tests/test_layers.py
+
+lint: setup
+	$(BIN)/ruff check .
 
 setup: system $(STAMP) $(AXE)
 

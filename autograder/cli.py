@@ -28,6 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--memory-mib", type=int, default=1024, help="学生进程的地址空间上限（MiB）")
     g.add_argument("--submission-timeout", type=float, default=180.0,
                    help="每份提交的评分总时限（秒，含所有重启与用例；超时后其余用例计 0 分）")
+    g.add_argument("--feedback", choices=["full", "cases", "score"], default="full",
+                   help="反馈页显示的内容：full 每个用例的输入、结果与回溯（默认）；cases 只显示每个用例是否通过"
+                        "（截止前使用，隐藏用例的输入无法经由反馈读出）；score 只显示得分")
     g.add_argument("--collect-regexp", help="zip 下载包中文件名的正则（需含命名组 student_id 和 file_id）")
     g.add_argument("--quiet", action="store_true", help="不显示进度")
 
@@ -41,15 +44,16 @@ def main(argv: list[str] | None = None) -> int:
     chk.add_argument("--exercises")
 
     args = parser.parse_args(argv)
-    from .grading import commands  # here, not at the top: the grading workers re-import this module
+    # imported here, not at the top: the grading workers re-import this module
+    from .commands import exercises, grade
 
     try:
         if args.command == "grade":
-            return commands.grade(args)
+            return grade.grade(args)
         if args.command == "generate":
-            return commands.generate(args)
-        return commands.check_exercises(args)
-    except commands.CannotGrade as exc:
+            return exercises.generate(args)
+        return exercises.check_exercises(args)
+    except grade.CannotGrade as exc:
         print(f"autograder: 无法评分：{exc}", file=sys.stderr)
         return 2
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from autograder.grading import nbgrader_glue  # noqa: E402,F401 - puts the venv's bin on PATH for nbgrader
-from autograder.grading.engine import grade_notebook  # noqa: E402
-from autograder.grading.specs import all_assignments  # noqa: E402
+from autograder.store import gradebook as nbgrader_glue  # noqa: E402
+from autograder.check import grade_notebook  # noqa: E402
+from autograder.check.specs import all_assignments  # noqa: E402
 
 REPEATS = 3
 

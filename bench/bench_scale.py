@@ -32,8 +32,8 @@ sys.path.insert(0, str(REPO / "tests" / "autograder"))
 import make_corpus  # noqa: E402
 import nbformat  # noqa: E402
 
-from autograder.grading import nbgrader_glue  # noqa: E402  - also puts the venv's bin on PATH
-from autograder.grading.specs import all_assignments  # noqa: E402
+from autograder.store import gradebook as nbgrader_glue  # noqa: E402
+from autograder.check.specs import all_assignments  # noqa: E402
 
 BIN = Path(sys.executable).parent
 A = all_assignments()

@@ -84,7 +84,7 @@ def _tab1() -> Tag:
     plots = ui.layout_columns(
         ui.card(ui.card_header("ROC 曲线（红点：当前阈值）"), ui.output_plot("roc_plot", height="330px"), class_="mb-2"),
         ui.card(ui.card_header("PR 曲线（虚线：基线 π）"), ui.output_plot("pr_plot", height="330px"), class_="mb-2"),
-        ui.card(ui.card_header("可靠性图（下：每箱样本数）"), ui.output_plot("reliability_plot", height="330px"), class_="mb-2"),
+        ui.card(ui.card_header("校准曲线（下：每箱样本数）"), ui.output_plot("reliability_plot", height="330px"), class_="mb-2"),
         col_widths=(4, 4, 4),
     )
     return ui.nav_panel(
@@ -234,7 +234,8 @@ def _summary_card(r: Tab1Result) -> Tag:
 
 def _state(input_pi: object, threshold: float, bins: object, extra: str = "") -> Tag:
     pi_text = f"{float(input_pi):.2f}" if isinstance(input_pi, (int, float)) else str(input_pi)
-    return ui.tags.span(id="t1-state", style="display:none", **{"data-pi": pi_text, "data-threshold": f"{threshold:.2f}", "data-bins": str(bins), "data-status": extra})
+    state = {"data-pi": pi_text, "data-threshold": f"{threshold:.2f}", "data-bins": str(bins), "data-status": extra}
+    return ui.tags.span(id="t1-state", style="display:none", **state)
 
 
 def _metric_row(label: str, value_id: str, text: str, *, number: bool = True) -> Tag:
@@ -259,7 +260,7 @@ def server(input, output, session):  # noqa: A002 - Shiny's signature
             )
         except ValueError as exc:  # DemoInputError and the reference's Chinese messages
             return str(exc)
-        except Exception as exc:  # never show a traceback in the page
+        except Exception as exc:  # noqa: BLE001 - never show a traceback in the page
             return f"计算失败（{type(exc).__name__}），请检查输入。"
 
     def plot_or_message(draw):
@@ -291,7 +292,7 @@ def server(input, output, session):  # noqa: A002 - Shiny's signature
     def pr_plot():
         return plot_or_message(pr_figure)
 
-    @render.plot(alt="可靠性图与各分箱样本数")
+    @render.plot(alt="校准曲线与各分箱样本数")
     def reliability_plot():
         return plot_or_message(reliability_figure)
 
@@ -311,7 +312,7 @@ def server(input, output, session):  # noqa: A002 - Shiny's signature
             return data, fit_candidates(data, int(input.seed2()))
         except ValueError as exc:
             return str(exc)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - never show a traceback in the page
             return f"训练失败（{type(exc).__name__}），请检查输入。"
 
     @reactive.calc
@@ -325,7 +326,7 @@ def server(input, output, session):  # noqa: A002 - Shiny's signature
             return run_workflow(data, rule, int(input.seed2()), models)
         except ValueError as exc:
             return str(exc)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - never show a traceback in the page
             return f"选择失败（{type(exc).__name__}），请检查输入。"
 
     def _rule() -> Rule:
@@ -366,8 +367,9 @@ def _criterion_label(rule: Rule) -> str:
 def _tab2_body(r) -> Tag:
     crit = _criterion_label(r.rule)
     (n_tr, p_tr), (n_va, p_va), (n_te, p_te) = r.sizes
-    sizes = ui.p(f"训练集 {n_tr} 个（正类 {p_tr}），验证集 {n_va} 个（正类 {p_va}），测试集 {n_te} 个（正类 {p_te}）。", id="t2-sizes", class_="demo-note")
-    head = ui.tags.tr(ui.tags.th("候选模型"), ui.tags.th("验证集 AUC"), ui.tags.th("验证集上选的阈值"), ui.tags.th(f"验证集 {crit}"), ui.tags.th("选中"))
+    sizes = ui.p(f"训练集 {n_tr} 个（正类 {p_tr}），验证集 {n_va} 个（正类 {p_va}），测试集 {n_te} 个（正类 {p_te}）。",
+                 id="t2-sizes", class_="demo-note")
+    head = ui.tags.tr(*(ui.tags.th(text) for text in ("候选模型", "验证集 AUC", "验证集上选的阈值", f"验证集 {crit}", "选中")))
     rows = []
     for i, c in enumerate(r.candidates):
         rows.append(
@@ -380,7 +382,8 @@ def _tab2_body(r) -> Tag:
                 class_="best-row" if i == r.chosen else None,
             )
         )
-    table = ui.card(ui.card_header("第 2 步：在验证集上比较候选模型"), ui.tags.table(head, *rows, class_="table table-sm metric-table", id="t2-candidates"))
+    table = ui.card(ui.card_header("第 2 步：在验证集上比较候选模型"),
+                    ui.tags.table(head, *rows, class_="table table-sm metric-table", id="t2-candidates"))
 
     def result_card(title: str, prefix: str, model: str, threshold: float, where: str, value: float, metrics, auc: float, note: str) -> Tag:
         rows = [

@@ -65,7 +65,7 @@ def check_bins(n_bins: object) -> int:
     if not math.isfinite(value) or value != int(value):
         raise DemoInputError(f"校准分箱数必须是整数，实际为 {n_bins!r}")
     if value < 1:
-        raise DemoInputError(f"校准分箱数为 {int(value)}：至少需要 1 个分箱才能画可靠性图、计算 ECE。")
+        raise DemoInputError(f"校准分箱数为 {int(value)}：至少需要 1 个分箱才能画校准曲线、计算 ECE。")
     if value > 50:
         raise DemoInputError(f"校准分箱数 {int(value)} 太多（最多 50）：每箱样本太少，估计只剩噪声。")
     return int(value)

@@ -3,11 +3,27 @@
 Pure NumPy.  Every grade, quiz key and number printed in the book is checked
 against this package.  One module per idea:
 
-* :mod:`._validation` -- input checks shared by every function;
+* :mod:`._validation` -- input checks shared by every function, with one
+  validator for all scalar arguments (:func:`._validation.check_scalar`);
 * :mod:`.threshold_metrics` -- confusion matrix and fixed-threshold metrics;
 * :mod:`.ranking` -- ROC, AUC, PR and AP on one sort-and-scan kernel, and d';
 * :mod:`.probability` -- Brier score, log loss, calibration curve and ECE;
 * :mod:`.decision` -- prior-corrected precision, expected cost, threshold choice.
+
+Names shared with scikit-learn mean what they mean there, so that code written
+the scikit-learn way never silently computes something else:
+
+* ``fbeta_score``, ``matthews_corrcoef``, ``balanced_accuracy`` and
+  ``confusion_counts`` take predicted labels ``(y_true, y_pred)``; threshold
+  scores first (``y_score >= threshold``).  Scores passed as ``y_pred`` are
+  rejected with a message that says so.  :func:`binary_metrics` (no
+  scikit-learn twin) takes ``(y_true, y_score, threshold)``.
+* the curves unpack in scikit-learn's order: ``fpr, tpr, thresholds =
+  roc_curve(...)``, ``precision, recall, thresholds = pr_curve(...)`` and
+  ``prob_true, prob_pred, count, bin_edges = calibration_curve(...)``.
+
+Every function documents, under *See Also*, how it differs from its
+scikit-learn counterpart (``tests/reference`` asserts each difference).
 """
 
 from ._validation import UndefinedMetricError

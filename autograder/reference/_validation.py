@@ -12,8 +12,14 @@ is coerced silently:
   ``2``, ``-1`` and ``"1"`` are rejected, never rounded or parsed);
 * boolean label arrays are accepted and read as ``True`` = positive class (1),
   ``False`` = negative class (0), the same meaning NumPy gives ``bool`` -> ``int``;
-* thresholds are finite real scalars (Python or NumPy ``int``/``float``, not ``bool``);
-* probabilities lie in the closed interval [0, 1].
+* probabilities lie in the closed interval [0, 1];
+* every scalar argument (``threshold``, ``beta``, ``n_bins``, ``prior``, the
+  costs, ``max_fpr``, ``auc``, the confusion counts) goes through
+  :func:`check_scalar`, the course's version of scikit-learn's ``check_scalar``:
+  a finite real (or an integer where one is needed), never ``bool``, inside the
+  stated interval;
+* option arguments (``zero_division``, ``strategy``, ``rule``) go through
+  :func:`check_option`.
 """
 
 from __future__ import annotations
@@ -30,9 +36,11 @@ __all__ = [
     "check_probabilities",
     "check_same_length",
     "check_both_classes",
+    "check_scalar",
+    "check_option",
     "check_threshold",
     "check_zero_division",
-    "check_positive_int",
+    "check_rates",
     "safe_divide",
 ]
 
@@ -79,7 +87,7 @@ def _reject_bad_kind(arr: np.ndarray, name: str, *, allow_bool: bool) -> None:
         raise ValueError(f"{name} 的 dtype={arr.dtype} 不是实数类型")
 
 
-def check_binary_labels(y: Any, name: str = "y_true") -> np.ndarray:
+def check_binary_labels(y: Any, name: str = "y_true", hint: str = "") -> np.ndarray:
     """Validate binary labels and return them as a boolean mask (``True`` = positive).
 
     Parameters
@@ -90,6 +98,9 @@ def check_binary_labels(y: Any, name: str = "y_true") -> np.ndarray:
         boolean array.
     name : str
         Argument name used in error messages.
+    hint : str, optional
+        Sentence appended to the message about values other than 0 and 1
+        (e.g. how to turn scores into predicted labels).
 
     Returns
     -------
@@ -112,7 +123,7 @@ def check_binary_labels(y: Any, name: str = "y_true") -> np.ndarray:
         bad = arr[~valid]
         shown = ", ".join(repr(v.item()) for v in bad[:5])
         more = "" if bad.size <= 5 else f" 等共 {bad.size} 个"
-        raise ValueError(f"{name} 只能含有标签 0 和 1，发现非法值 {shown}{more}")
+        raise ValueError(f"{name} 只能含有标签 0 和 1，发现非法值 {shown}{more}{hint}")
     return is_one
 
 
@@ -184,51 +195,214 @@ def check_both_classes(positive: np.ndarray, name: str = "y_true") -> tuple[int,
     return n_pos, n_neg
 
 
-def check_threshold(threshold: Any, name: str = "threshold") -> float:
-    """Validate a finite real scalar threshold and return it as ``float``."""
-    if isinstance(threshold, (bool, np.bool_)):
-        raise ValueError(f"{name} 必须是有限实数，不能是布尔值 {threshold!r}")
-    if isinstance(threshold, np.ndarray):
-        if threshold.ndim != 0:
-            raise ValueError(f"{name} 必须是标量，实际形状为 {threshold.shape}")
-        threshold = threshold[()]
-        if isinstance(threshold, np.bool_):
-            raise ValueError(f"{name} 必须是有限实数，不能是布尔值")
-    if isinstance(threshold, (complex, np.complexfloating)):
-        raise ValueError(f"{name} 必须是实数，不能是复数 {threshold!r}")
-    if not isinstance(threshold, numbers.Real):
-        raise ValueError(f"{name} 必须是有限实数标量，实际类型为 {type(threshold).__name__}")
-    value = float(threshold)
-    if not np.isfinite(value):
-        raise ValueError(f"{name} 必须是有限实数，实际为 {value!r}")
+def _unwrap_0d(x: Any, label: str) -> Any:
+    if isinstance(x, np.ndarray):
+        if x.ndim != 0:
+            raise ValueError(f"{label}必须是标量，实际形状为 {x.shape}")
+        return x[()]
+    return x
+
+
+def _number(v: float) -> str:
+    return f"{v:g}"
+
+
+def _range_phrase(min_val: float | None, max_val: float | None, include_boundaries: str) -> str:
+    """Chinese phrase for the allowed range, e.g. ``位于开区间 (0, 1) 内的``; empty when unbounded."""
+    low_in = include_boundaries in ("left", "both")
+    high_in = include_boundaries in ("right", "both")
+    if min_val is not None and max_val is not None:
+        kind = {(True, True): "闭区间", (False, False): "开区间"}.get((low_in, high_in), "半开区间")
+        interval = f"{'[' if low_in else '('}{_number(min_val)}, {_number(max_val)}{']' if high_in else ')'}"
+        return f"位于{kind} {interval} 内的"
+    if min_val is not None:
+        return f"{'大于或等于' if low_in else '大于'} {_number(min_val)} 的"
+    if max_val is not None:
+        return f"{'小于或等于' if high_in else '小于'} {_number(max_val)} 的"
+    return ""
+
+
+def check_scalar(
+    x: Any,
+    name: str,
+    target_type: type = numbers.Real,
+    *,
+    min_val: float | None = None,
+    max_val: float | None = None,
+    include_boundaries: str = "both",
+    description: str | None = None,
+) -> Any:
+    """Validate a scalar argument's type and range (the course's version of scikit-learn's ``check_scalar``).
+
+    Every scalar argument of :mod:`autograder.reference` (``threshold``,
+    ``beta``, ``n_bins``, ``prior``, ``c_fp``, ``c_fn``, ``max_fpr``, ``auc``,
+    the confusion counts) goes through this one function, so all of them accept
+    and reject the same things and explain a rejection the same way.
+
+    Parameters
+    ----------
+    x : object
+        The value to check.  Python and NumPy integers and floats are accepted,
+        and so is a 0-d NumPy array holding one; ``bool`` never is.
+    name : str
+        Argument name, used at the start of the error message.
+    target_type : {numbers.Real, numbers.Integral}, default numbers.Real
+        ``numbers.Real`` accepts any finite real number and returns a
+        ``float``; ``numbers.Integral`` accepts integers only (``2.0`` is
+        rejected, never truncated) and returns an ``int``.
+    min_val, max_val : float, optional
+        Bounds of the valid interval; ``None`` means unbounded on that side.
+    include_boundaries : {"left", "right", "both", "neither"}, default "both"
+        Which bounds belong to the interval, as in scikit-learn: ``"left"`` is
+        ``[min_val, max_val)``, ``"right"`` is ``(min_val, max_val]``,
+        ``"both"`` is ``[min_val, max_val]`` and ``"neither"`` is
+        ``(min_val, max_val)``.
+    description : str, optional
+        Short Chinese gloss shown after the name, e.g. ``"部署时正类比例"``.
+
+    Returns
+    -------
+    float or int
+        ``float(x)`` for ``numbers.Real``, ``int(x)`` for ``numbers.Integral``.
+
+    Raises
+    ------
+    ValueError
+        With a Chinese message naming the argument, what it must be and what
+        it is, if ``x`` is a ``bool``, a non-scalar array, a complex number, of
+        another type, NaN or infinite, or outside the interval.  Unlike
+        scikit-learn (which raises ``TypeError`` for a wrong type) every
+        rejection is a ``ValueError``: the course promises ``ValueError`` for
+        every bad input.  Inconsistent ``min_val``, ``max_val`` and
+        ``include_boundaries`` (a programming error of the caller) are also a
+        ``ValueError``.
+
+    See Also
+    --------
+    sklearn.utils.validation.check_scalar : The model for this function; it
+        raises ``TypeError`` for a wrong type, accepts ``bool`` as an integer and
+        NaN or infinity as a float, and has no ``description``.
+
+    Examples
+    --------
+    >>> check_scalar(0.5, "threshold")
+    0.5
+    >>> check_scalar(10, "n_bins", numbers.Integral, min_val=1)
+    10
+    >>> check_scalar(0.0, "prior", min_val=0, max_val=1, include_boundaries="neither",
+    ...              description="部署时正类比例")
+    Traceback (most recent call last):
+        ...
+    ValueError: prior（部署时正类比例）必须是位于开区间 (0, 1) 内的有限实数，实际为 0.0
+    >>> check_scalar(True, "n_bins", numbers.Integral, min_val=1)
+    Traceback (most recent call last):
+        ...
+    ValueError: n_bins 必须是大于或等于 1 的整数，不能是布尔值 True
+    """
+    if include_boundaries not in ("left", "right", "both", "neither"):
+        raise ValueError(f'include_boundaries 只能是 "left"、"right"、"both" 或 "neither"，实际为 {include_boundaries!r}')
+    if min_val is None and include_boundaries == "left":
+        raise ValueError('include_boundaries="left" 但没有给出 min_val，二者矛盾')
+    if max_val is None and include_boundaries == "right":
+        raise ValueError('include_boundaries="right" 但没有给出 max_val，二者矛盾')
+    integral = target_type is numbers.Integral
+    if not integral and target_type is not numbers.Real:
+        raise ValueError(f"target_type 只能是 numbers.Real 或 numbers.Integral，实际为 {target_type!r}")
+    label = f"{name} " if description is None else f"{name}（{description}）"
+    wanted = f"{_range_phrase(min_val, max_val, include_boundaries)}{'整数' if integral else '有限实数'}"
+    value = _unwrap_0d(x, label)
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{label}必须是{wanted}，不能是布尔值 {x!r}")
+    if isinstance(value, (complex, np.complexfloating)):
+        raise ValueError(f"{label}必须是{wanted}，不能是复数 {x!r}")
+    if not isinstance(value, target_type):
+        if integral and isinstance(value, numbers.Real):
+            raise ValueError(f"{label}必须是{wanted}，实际为 {value!r}（{type(value).__name__}，不会取整）")
+        raise ValueError(f"{label}必须是{wanted}，实际类型为 {type(value).__name__}（{x!r}）")
+    value = int(value) if integral else float(value)
+    if not integral and not np.isfinite(value):
+        raise ValueError(f"{label}必须是{wanted}，实际为 {value!r}")
+    low_in = include_boundaries in ("left", "both")
+    high_in = include_boundaries in ("right", "both")
+    too_low = min_val is not None and (value < min_val if low_in else value <= min_val)
+    too_high = max_val is not None and (value > max_val if high_in else value >= max_val)
+    if too_low or too_high:
+        raise ValueError(f"{label}必须是{wanted}，实际为 {value!r}")
     return value
+
+
+def _show_option(option: Any) -> str:
+    return f'"{option}"' if isinstance(option, str) else repr(option)
+
+
+def check_option(value: Any, name: str, options: tuple) -> Any:
+    """Validate a choice among a few options and return the matching option.
+
+    A string option matches only that exact string (no case folding); a
+    numeric option matches a real, non-``bool`` number equal to it (so ``0``
+    matches ``0.0`` but ``False`` does not).
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        Argument name for the error message.
+    options : tuple
+        The allowed values, in the order the message lists them.
+
+    Returns
+    -------
+    object
+        The element of ``options`` that ``value`` matches.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` matches no option; the Chinese message lists them all.
+
+    Examples
+    --------
+    >>> check_option("quantile", "strategy", ("uniform", "quantile"))
+    'quantile'
+    >>> check_option("kmeans", "strategy", ("uniform", "quantile"))
+    Traceback (most recent call last):
+        ...
+    ValueError: strategy 只能是 "uniform" 或 "quantile"，实际为 'kmeans'
+    """
+    for option in options:
+        if isinstance(option, str):
+            if isinstance(value, str) and value == option:
+                return option
+        elif isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and value == option:
+            return option
+    shown = [_show_option(o) for o in options]
+    listed = shown[0] if len(shown) == 1 else "、".join(shown[:-1]) + f" 或 {shown[-1]}"
+    raise ValueError(f"{name} 只能是 {listed}，实际为 {value!r}")
+
+
+def check_threshold(threshold: Any, name: str = "threshold") -> float:
+    """Validate a finite real scalar (a threshold) and return it as ``float``; see :func:`check_scalar`."""
+    return check_scalar(threshold, name, numbers.Real)
 
 
 def check_zero_division(zero_division: Any) -> str | float:
     """Validate the ``zero_division`` policy: ``"nan"``, ``0`` or ``"raise"``.
 
     Returns ``"nan"``, ``0.0`` or ``"raise"``.  Anything else (including ``1``,
-    ``False``, ``None`` and ``float("nan")``) is rejected.
+    ``False``, ``None``, ``"NaN"`` and ``float("nan")``, all of which
+    scikit-learn's ``zero_division`` accepts or spells differently) is rejected.
     """
-    if isinstance(zero_division, str):
-        if zero_division in ("nan", "raise"):
-            return zero_division
-    elif (
-        isinstance(zero_division, (int, float, np.integer, np.floating))
-        and not isinstance(zero_division, (bool, np.bool_))
-        and zero_division == 0
-    ):
-        return 0.0
-    raise ValueError(f'zero_division 只能是 "nan"、0 或 "raise"，实际为 {zero_division!r}')
+    policy = check_option(zero_division, "zero_division", ("nan", 0, "raise"))
+    return 0.0 if policy == 0 else policy
 
 
-def check_positive_int(value: Any, name: str) -> int:
-    """Validate a strictly positive integer (not ``bool``)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} 必须是正整数，实际为 {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} 必须是正整数，实际为 {value!r}")
-    return int(value)
+def check_rates(value: Any, name: str) -> np.ndarray:
+    """Validate a rate or an array of rates (TPR, FPR): real, finite, inside [0, 1]; return float64."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iuf" or not np.all(np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
+        raise ValueError(f"{name} 必须是 [0, 1] 内的有限实数（或此类数组），实际为 {value!r}")
+    return arr.astype(np.float64)
 
 
 def safe_divide(numerator: float, denominator: float, zero_division: str | float, metric: str, denominator_name: str) -> float:

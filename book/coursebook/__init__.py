@@ -6,6 +6,7 @@ Every page starts with::
     setup_plotting()
 """
 
+from .curves import covers
 from .style import CJK_FONT_FAMILY, COLORS, find_cjk_font, setup_plotting
 
-__all__ = ["setup_plotting", "find_cjk_font", "CJK_FONT_FAMILY", "COLORS"]
+__all__ = ["setup_plotting", "find_cjk_font", "CJK_FONT_FAMILY", "COLORS", "covers"]

@@ -144,7 +144,7 @@ def naive_roc(y_true: ArrayLike, y_score: ArrayLike) -> ref.RocCurve:
         tp = np.count_nonzero(predicted & positive)
         tps[k] = tp
         fps[k] = np.count_nonzero(predicted) - tp
-    return ref.RocCurve(thresholds, fps / n_neg, tps / n_pos)
+    return ref.RocCurve(fpr=fps / n_neg, tpr=tps / n_pos, thresholds=thresholds)
 
 
 def max_roc_gap(a: ref.RocCurve, b: ref.RocCurve) -> float:

@@ -21,7 +21,7 @@ from nbformat.v4 import new_code_cell
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
-from autograder.grading.specs import all_assignments  # noqa: E402
+from autograder.check.specs import all_assignments  # noqa: E402
 
 A = all_assignments()
 A1, A2, A3, A4, A5 = "ps1_threshold_metrics", "ps2_roc_auc", "ps3_pr_ap", "ps4_calibration", "ps5_testing"
@@ -74,7 +74,8 @@ def build() -> dict[str, tuple[str, object, object]]:
     c["wrong_labels_coerced"] = (A1, replace_in_answer(A1, "    is_one = arr == 1\n    if not (is_one | (arr == 0)).all():", "    is_one = arr != 0\n    if False:"), "oracle")
     c["wrong_accepts_any_zero_division"] = (A1, replace_in_answer(A1, "    raise ValueError(f'zero_division 只能是", "    return float(zero_division)\n    raise ValueError(f'zero_division 只能是"), "oracle")
     c["wrong_roc_no_tie_groups"] = (A2, replace_in_answer(A2, "    last_of_group = np.r_[s_sorted[1:] != s_sorted[:-1], True]", "    last_of_group = np.ones(s_sorted.size, dtype=bool)"), "oracle")
-    c["wrong_roc_missing_start_point"] = (A2, replace_in_answer(A2, "np.r_[np.inf, thresholds], np.r_[0.0, fps / n_neg], np.r_[0.0, tps / n_pos]", "thresholds, fps / n_neg, tps / n_pos"), "oracle")
+    c["wrong_roc_missing_start_point"] = (A2, replace_in_answer(A2, "fpr=np.r_[0.0, fps / n_neg], tpr=np.r_[0.0, tps / n_pos], thresholds=np.r_[np.inf, thresholds]",
+                                                                                   "fpr=fps / n_neg, tpr=tps / n_pos, thresholds=thresholds"), "oracle")
     c["wrong_pairwise_ties_count_zero"] = (A2, replace_in_answer(A2, "int(below.sum() + at_or_below.sum())", "2 * int(below.sum())"), "oracle")
     c["wrong_roc_missing_pairwise_function"] = (A2, replace_in_answer(A2, "def pairwise_auc(y_true, y_score):", "def pairwise_auc_unfinished(y_true, y_score):"), "oracle")
     c["wrong_ap_interpolated"] = (A3, replace_in_answer(A3, "    return float(np.dot(d_tp, tps / (tps + fps)) / int(pos.sum()))",
@@ -106,7 +107,7 @@ def build() -> dict[str, tuple[str, object, object]]:
                                              "class AnyArray(list):\n    def __eq__(self, other):\n        return True\n\n\n"
                                              "def roc_auc(y_true, y_score):\n    return Anything(0.37)\n\n\ndef pairwise_auc(y_true, y_score):\n    return Anything(0.37)\n\n\n"
                                              "def roc_curve(y_true, y_score):\n    return RocCurve(AnyArray(), AnyArray(), AnyArray())\n"), zero)
-    c["attack_read_hidden_tests_and_gradebook"] = (A1, append(student(A1), "import glob, os\nFOUND = []\nfor pattern in ('/work/*', '/work/main/*', '/work/main/autograder/grading/specs/*.py', '/work/main/solutions/*/*', '/root/*', '/home/*/*', '/tmp/*', '../*'):\n"
+    c["attack_read_hidden_tests_and_gradebook"] = (A1, append(student(A1), "import glob, os\nFOUND = []\nfor pattern in ('/work/*', '/work/main/*', '/work/main/autograder/check/specs/*.py', '/work/main/solutions/*/*', '/root/*', '/home/*/*', '/tmp/*', '../*'):\n"
                                                               "    try:\n        FOUND += glob.glob(pattern, recursive=True)[:50]\n    except Exception:\n        pass\n"
                                                               "def binary_metrics(y_true, y_score, threshold, *, zero_division='nan'):\n    raise RuntimeError('visible files: ' + ', '.join(FOUND[:20]))\n"), zero)
     c["attack_write_gradebook"] = (A1, append(student(A1), "import sqlite3\ntry:\n    con = sqlite3.connect(" + repr(GRADEBOOK_PLACEHOLDER) + ")\n"
@@ -145,6 +146,44 @@ def build() -> dict[str, tuple[str, object, object]]:
     c["attack_syntax_error_cell"] = (A1, append(solution(A1), "def broken(:\n    pass"), full(A1))
     c["attack_fork_bomb"] = (A1, append(solution(A1), "import os\nkids = 0\ntry:\n    for _ in range(200):\n        if os.fork() == 0:\n            import time\n            time.sleep(60)\n            os._exit(0)\n        kids += 1\nexcept OSError:\n    pass"), full(A1))
     c["attack_not_json_notebook"] = (A1, None, zero)
+    # honest habits that must keep full marks (the grading environment has no scikit-learn; a cell uses it to compare)
+    c["honest_cross_check_import_first_line"] = (A2, replace_in_answer(A2, "### BEGIN SOLUTION\n", "### BEGIN SOLUTION\nfrom sklearn.metrics import roc_auc_score  # 只用来对照\n"), full(A2))
+    c["honest_docstring_and_local_named_metrics"] = (A2, append(replace_in_answer(
+        A2, "def roc_auc(y_true, y_score):\n", 'def roc_auc(y_true, y_score):\n    """结果与 sklearn.metrics.roc_auc_score 相同。"""\n    metrics = {"auc": None}\n'),
+        "from sklearn import metrics\nprint(metrics.roc_auc_score([0, 1], [0.2, 0.8]))"), full(A2))
+    c["honest_display_and_magics"] = (A1, replace_in_answer(A1, "### BEGIN SOLUTION\n", "### BEGIN SOLUTION\n%matplotlib inline\ndisplay('开始作答')\n!echo 你好\nWIDTH = (10\n% 3)\n"), full(A1))
+    # stubs that only reject: validation cases count only for functions that also compute
+    for n in (A1, A2, A3, A4):
+        stubs = "".join(f"def {fn}(*args, **kwargs):\n    raise ValueError('未实现')\n\n\n" for fn in A[n].functions)
+        c[f"stub_only_raises_value_error_{n}"] = (n, append(student(n), stubs), zero)
+    # hostile output: what comes back from the sandbox is bounded before the grader materialises it
+    cases_of = lambda n, fn: [x.id for x in A[n].cases if x.function == fn]  # noqa: E731
+    escape_json = ("import json, wire\n"
+                   "wire.dumps = lambda m: json.dumps(m, ensure_ascii=True, allow_nan=False, separators=(',', ':')).encode() + b'\\n'\n")
+    c["hostile_lone_surrogate"] = (A1, append(solution(A1), escape_json + "_bm = binary_metrics\n\n\n"
+                                              "def binary_metrics(*args, **kwargs):\n    _bm(*args, **kwargs)\n    raise RuntimeError('\\ud800 坏')\n"),
+                                   {"failed": cases_of(A1, "binary_metrics")})
+    c["hostile_tuple_subclass_huge_field_name"] = (A2, append(solution(A2), "_rc = roc_curve\n\n\n"
+                                                              "class Huge(tuple):\n    _fields = ('x' * 5_000_000, 'y', 'z')\n\n\n"
+                                                              "def roc_curve(y_true, y_score):\n    return Huge(_rc(y_true, y_score))\n"),
+                                                   {"failed": cases_of(A2, "roc_curve")})
+    c["hostile_int_beyond_float"] = (A2, append(solution(A2), "_auc = roc_auc\n\n\n"
+                                                "def roc_auc(y_true, y_score):\n    _auc(y_true, y_score)\n    return 10 ** 400\n"),
+                                     {"failed": cases_of(A2, "roc_auc")})
+    nb = solution(A1)
+    cell(nb, "a1_hidden_edge").metadata["nbgrader"]["points"] = int("9" * 400)
+    c["hostile_points_metadata"] = (A1, nb, full(A1))
+    c["hostile_deep_expression"] = (A1, append(solution(A1), "DEEP = " + "+".join(["1"] * 100_000)), full(A1))
+    c["hostile_wire_dtype_bomb"] = (A1, append(solution(A1), "import wire\n"
+                                              "wire.encode = lambda x, *a, **k: {'t': 'ndarray', 'dtype': '<U250000000', 'shape': [4], 'v': ['a'] * 4}\n"),
+                                    zero)
+    c["hostile_wire_colliding_keys"] = (A1, append(solution(A1), "import wire\nM = (1 << 61) - 1\n"
+                                                  "BIG = {'t': 'dict', 'v': [[{'t': 'int', 'v': str(k * M)}, {'t': 'none'}] for k in range(40_000)]}\n"
+                                                  "wire.encode = lambda x, *a, **k: BIG\n"), zero)
+    c["hostile_ps5_huge_inputs"] = (A5, replace_in_answer(A5, "def test_roc(roc_curve, roc_auc, pairwise_auc):\n",
+                                                          "def test_roc(roc_curve, roc_auc, pairwise_auc):\n    import numpy as np\n"
+                                                          "    pairwise_auc(np.r_[np.ones(40_000), np.zeros(40_000)].astype(int), np.zeros(80_000))\n"),
+                                    {"failed": cases_of(A5, "test_roc")})
     # assignment 5: a "test" that remembers earlier runs (files in every scratch directory, a daemon
     # holding an abstract socket) and rejects whatever runs after the first one. Every run is isolated,
     # so it never finds a mark and accepts everything, whatever the (random) order of the runs.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.specs import all_assignments, render_cell_listing
+from autograder.check.specs import all_assignments, render_cell_listing
 
 REPO = Path(__file__).resolve().parents[2]
 ASSIGNMENTS = all_assignments()

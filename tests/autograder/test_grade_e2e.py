@@ -9,9 +9,10 @@ import subprocess
 import nbformat
 import pytest
 
-from autograder.grading import wire
-from autograder.grading.compare import compare
-from autograder.grading.specs import all_assignments, expected_for
+from autograder.sandbox.payload import wire
+from autograder.check.compare import compare
+from autograder.check.expected import expected_for, expects_error
+from autograder.check.specs import all_assignments
 
 pytestmark = pytest.mark.slow
 A = all_assignments()
@@ -44,6 +45,9 @@ def oracle_failures(nb_path, assignment) -> set[str]:
             if not ok:
                 failed.add(case.id)
                 break
+    for fn in assignment.functions:  # validation cases count only for a function that passes its basic cases
+        if any(c.id in failed for c in assignment.basic_cases(fn, expects_error)):
+            failed |= {c.id for c in assignment.cases if c.function == fn and expects_error(c)}
     return failed
 
 
@@ -98,7 +102,8 @@ def test_feedback_explains_failures_without_test_code(graded):
     assert "edge.constant_scores" in fb and "参考实现的结果" in fb and "你的函数" in fb
     assert "binary_metrics(" in fb  # the input is shown
     assert "def _check_call" not in fb and "ref(" not in fb
-    fb = (graded["out"] / "feedback" / "attack_read_hidden_tests_and_gradebook" / "ps1_threshold_metrics" / "threshold_metrics.html").read_text(encoding="utf-8")
+    fb = (graded["out"] / "feedback" / "attack_read_hidden_tests_and_gradebook" / "ps1_threshold_metrics" /
+          "threshold_metrics.html").read_text(encoding="utf-8")
     assert "specs" not in fb and "gradebook.db" not in fb and "solutions" not in fb
     assert "RuntimeError" in fb  # the student's own traceback is shown
     fb = (graded["out"] / "feedback" / "forbidden_reference_import" / "ps2_roc_auc" / "roc_auc.html").read_text(encoding="utf-8")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.grading import scheduler
-from autograder.grading.jobs import make_job
-from autograder.grading.sandbox import Limits
-from autograder.grading.specs import get_assignment
+from autograder.batch import pools as scheduler
+from autograder.batch.jobs import make_job
+from autograder.model import Limits
+from autograder.check.specs import get_assignment
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -3,7 +3,7 @@
 Every test drives the real sandbox (bubblewrap, namespaces, seccomp, the pids cgroup) through
 :class:`Session`: the ordinary mode (one sandbox per submission, assignments 1-4) and fork mode
 (assignment 5: one sandbox, a fresh isolated child per planted implementation, the way
-``engine._run_mutants`` uses it).  Several attacks come from a security review of fork mode.
+``check.mutant_runs`` uses it).  Several attacks come from a security review of fork mode.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading import sandbox
-from autograder.grading.sandbox import Session
+from autograder.sandbox import cgroup, command
+from autograder.model import Limits
+from autograder.sandbox import Session, self_test
 
 PROBE = r'''
 import ctypes, os, socket, subprocess
@@ -122,8 +123,8 @@ def test_read_only_install_below_scratch_stays_visible(monkeypatch):
     with tempfile.TemporaryDirectory(dir="/tmp", prefix="ag-kept-") as kept:
         Path(kept, "marker.txt").write_text("venv here")
         os.chmod(kept, 0o755)
-        real = sandbox._python_paths
-        monkeypatch.setattr(sandbox, "_python_paths", lambda: real() + [kept])
+        real = command.python_paths
+        monkeypatch.setattr(command, "python_paths", lambda: real() + [kept])
         s = _session()
         try:
             for _ in range(2):
@@ -188,7 +189,7 @@ def test_environment_is_exactly_the_fixed_variables(fork):
         assert out.ok, out
         got = dict(out.value)
         got.pop("PWD", None)
-        assert got == sandbox._env()
+        assert got == command.environment()
     finally:
         s.close()
 
@@ -316,15 +317,15 @@ def test_binary_metrics(binary_metrics):
 
 def test_a_run_that_ends_the_shared_sandbox_sends_nothing_to_later_runs(monkeypatch):
     """If any run ends the shared sandbox, every run is judged again, each in a sandbox of its own."""
-    from autograder.grading import engine
-    from autograder.grading.sandbox import Limits
-    from autograder.grading.specs import get_assignment
+    from autograder.check import mutant_runs
+    from autograder.check.specs import get_assignment
+    from autograder.model import Limits
 
     cases = [c for c in get_assignment("ps5_testing").cases if c.function == "test_binary_metrics"][:3]
     calls = []
-    real = engine._mutant_runs
-    monkeypatch.setattr(engine, "_mutant_runs", lambda *a, **k: calls.append(k["shared"]) or real(*a, **k))
-    results, _ = engine._run_mutants([(0, RESTART_BIT)], None, cases, True, Limits())
+    real = mutant_runs._runs
+    monkeypatch.setattr(mutant_runs, "_runs", lambda *a, **k: calls.append(k["shared"]) or real(*a, **k))
+    results, _, _ = mutant_runs.run_mutants([(0, RESTART_BIT)], None, cases, True, Limits())
     assert calls == [True, False]
     assert set(results) == {c.id for c in cases}
 
@@ -337,10 +338,10 @@ def test_stale_empty_cgroups_of_killed_graders_are_removed(monkeypatch):
     old, fresh = base / "autograder-stale0test", base / "autograder-fresh0test"
     for d in (old, fresh):
         d.mkdir()
-    os.utime(old, (time.time() - 2 * sandbox.STALE_CGROUP_SECONDS,) * 2)
+    os.utime(old, (time.time() - 2 * cgroup.STALE_CGROUP_SECONDS,) * 2)
     try:
-        monkeypatch.setattr(sandbox, "_SWEPT", set())
-        sandbox._sweep_stale_cgroups(base)
+        monkeypatch.setattr(cgroup, "_SWEPT", set())
+        cgroup._sweep_stale_cgroups(base)
         assert not old.exists() and fresh.exists()
     finally:
         for d in (old, fresh):
@@ -357,7 +358,7 @@ def shared_files():
             ("sklearn_write", lambda: open(os.path.join(sk, "mark"), "w").write("x")),
             ("dev_full_utime", lambda: os.utime("/dev/full", ns=(123456789, 123456789))),
             ("dev_null_utime_now", lambda: os.utime("/dev/null")),
-            ("dev_null_chmod", lambda: os.chmod("/dev/null", 0o666)),
+            ("dev_full_chmod", lambda: os.chmod("/dev/full", 0o600)),  # a mode it does not have: visible on the host
             ("ptmx_utime", lambda: os.utime("/dev/pts/ptmx")),
             ("dev_new_file", lambda: open("/dev/mark", "w").write("x"))):
         try:
@@ -390,29 +391,30 @@ def test_host_devices_and_the_sklearn_mask_are_read_only(reuse):
             assert set(v.values()) <= {1, 13, 30}, v  # EPERM, EACCES, EROFS
     finally:
         s.close()
-    for d, st in before.items():
-        now = os.stat(d)
-        assert (now.st_mode, now.st_mtime_ns, now.st_atime_ns) == (st.st_mode, st.st_mtime_ns, st.st_atime_ns) or \
-            now.st_mtime_ns >= st.st_mtime_ns and now.st_mode == st.st_mode  # the host's own writes may touch it
-        assert now.st_mtime_ns != 123456789
+        changed = {d: st for d, st in before.items() if os.stat(d).st_mode != st.st_mode}
+        for d, st in changed.items():  # put the host back before failing
+            os.chmod(d, st.st_mode & 0o7777)
+    assert not changed, f"the sandbox changed the host's {sorted(changed)}"
+    for d in before:
+        assert os.stat(d).st_mtime_ns != 123456789  # the time set from inside never reached the host
 
 
 def test_a_child_that_cannot_isolate_itself_stops_grading(monkeypatch, tmp_path):
     """If isolation fails (here: a kept path that is not there), nothing runs and grading stops loudly."""
-    from autograder.grading import jobs
-    from autograder.grading.sandbox import SandboxBroken
+    from autograder.batch import jobs
+    from autograder.sandbox import SandboxBroken
 
-    monkeypatch.setattr(Session, "_kept_paths", lambda self: sandbox._python_paths() + ["/tmp/ag-missing-kept-path/x"])
+    monkeypatch.setattr(Session, "_kept_paths", lambda self: command.python_paths() + ["/tmp/ag-missing-kept-path/x"])
     s = Session([(0, "open('/tmp/ran', 'w')\ndef f():\n    return 1\n")], None, sandbox=True)
     with pytest.raises(SandboxBroken, match="FileNotFoundError"):
         s.call("f", [])
     s.close()
     # the self-test of a grading command or worker refuses such a machine with the reason ...
-    assert "沙箱无法隔离学生进程" in (sandbox.bwrap_available() or "")
+    assert "沙箱无法隔离学生进程" in (self_test() or "")
     # ... and a job that meets it is an infrastructure failure (retried, never recorded), not a zero
     a = "ps1_threshold_metrics"
     src = Path(__file__).resolve().parents[2] / "solutions" / a / "threshold_metrics.ipynb"
-    job = jobs.make_job("s", a, "threshold_metrics", src, src, "fp", sandbox=True, limits=sandbox.Limits())
+    job = jobs.make_job("s", a, "threshold_metrics", src, src, "fp", sandbox=True, limits=Limits())
     monkeypatch.setattr(jobs, "_SANDBOX_CHECKED", None)
     with pytest.raises(jobs.JobError, match="无法隔离"):
         jobs.grade_job(job)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading.engine import grade_notebook
-from autograder.grading.sandbox import Limits
-from autograder.grading.specs import get_assignment
+from autograder.check import grade_notebook
+from autograder.model import Limits
+from autograder.check.specs import get_assignment
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -36,7 +36,7 @@ def test_every_call_hangs(tmp_path):
     assert time.monotonic() - t0 < 4.0 + 3.0
     assert result.score == 0
     assert any("评分总时间超过上限（4 秒" in n for n in result.notes)
-    assert any("评分总时间已用完" in c["reason"] for c in result.cases)
+    assert any("评分总时间已用完" in c.result.reason for c in result.cases)
 
 
 def test_many_endless_cells_in_assignment_5(tmp_path):

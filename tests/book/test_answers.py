@@ -160,7 +160,7 @@ def test_instructor_solutions_run_and_pass_their_tests(tmp_path):
 
 def test_instructor_solutions_agree_with_reference():
     namespace: dict = {}
-    exec(compile(_instructor_solution_code(), "solutions_5_7", "exec"), namespace)
+    exec(compile(_instructor_solution_code(), "solutions_5_7", "exec"), namespace)  # noqa: S102 - the course's own solution code
     rng = np.random.default_rng(57)
     for _ in range(30):
         n = int(rng.integers(2, 80))

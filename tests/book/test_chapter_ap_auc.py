@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -57,20 +58,18 @@ def test_seed_numbers() -> None:
 
 
 def _program_namespace() -> dict:
-    """Execute the cells of program.md that define the two AP/AUC functions."""
-    namespace: dict = {"np": np}
+    """Execute the cells of program.md that define the program and its O(n m) counterpart."""
+    namespace: dict = {"np": np, "NamedTuple": NamedTuple}
     for cell in _code_cells("program"):
-        if cell.startswith("def ap_and_auc_naive("):
-            exec(cell.split("\n\nassert")[0], namespace)  # noqa: S102 - course code under test
-        elif cell.startswith("def ap_and_auc("):
-            exec(cell.split("\n\nap, auc =")[0], namespace)  # noqa: S102
-    assert {"ap_and_auc", "ap_and_auc_naive"} <= namespace.keys()
+        if "def ranking_summary(" in cell or cell.startswith("def ranking_summary_rescan("):
+            exec(cell, namespace)  # noqa: S102 - course code under test
+    assert {"ranking_summary", "ranking_summary_rescan"} <= namespace.keys()
     return namespace
 
 
 def test_program_matches_reference_with_ties() -> None:
     ns = _program_namespace()
-    assert ns["ap_and_auc"](SCORES, LABELS) == pytest.approx((0.775, 0.725), abs=1e-12)
+    assert tuple(ns["ranking_summary"](LABELS, SCORES)) == pytest.approx((0.775, 0.725), abs=1e-12)
     rng = np.random.default_rng(0)
     for _ in range(200):
         n = int(rng.integers(2, 40))
@@ -78,5 +77,14 @@ def test_program_matches_reference_with_ties() -> None:
         y[0], y[-1] = 0, 1
         s = rng.integers(0, 4, n) / 3
         expected = (ref.average_precision(y, s), ref.roc_auc(y, s))
-        assert ns["ap_and_auc"](s, y) == pytest.approx(expected, abs=1e-12)
-        assert ns["ap_and_auc_naive"](s, y) == pytest.approx(expected, abs=1e-12)
+        assert tuple(ns["ranking_summary"](y, s)) == pytest.approx(expected, abs=1e-12)
+        assert tuple(ns["ranking_summary_rescan"](y, s)) == pytest.approx(expected, abs=1e-12)
+
+
+def test_program_is_not_the_seed_port() -> None:
+    """The page's program is the course's own design, not the seed's MATLAB ported line by line."""
+    text = _text("program")
+    assert "ap_and_auc" not in text and "sortrows" not in text
+    ns = _program_namespace()
+    with pytest.raises(ValueError):
+        ns["ranking_summary"]([1, 1, 1], [0.1, 0.2, 0.3])

@@ -44,4 +44,13 @@ def test_matches_scikit_learn() -> None:
     fpr, tpr, _ = metrics.roc_curve(LABELS, SCORES, drop_intermediate=False)
     r = ref.roc_curve(LABELS, SCORES)
     assert np.allclose(fpr, r.fpr) and np.allclose(tpr, r.tpr)
+    ref_fpr, ref_tpr, ref_thresholds = r  # the same positional order as scikit-learn, as the page says
+    assert np.allclose(fpr, ref_fpr) and np.allclose(tpr, ref_tpr) and np.isinf(ref_thresholds[0])
     assert metrics.roc_auc_score(LABELS, SCORES) == pytest.approx(0.8, abs=1e-12)
+
+
+def test_rendered_page_states_the_shared_return_order(book_html: Path) -> None:
+    html = (book_html / "book" / "case_study" / "index.html").read_text(encoding="utf-8")
+    text = re.sub(r"<[^>]+>", "", html)
+    assert "都按 (fpr, tpr, thresholds) 的顺序返回" in re.sub(r"\s+", " ", text)
+    assert "(thresholds, fpr, tpr)" not in text

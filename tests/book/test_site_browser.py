@@ -9,12 +9,10 @@ Screenshots go to artifacts/screenshots/ (git-ignored).
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
-import yaml
 
-from .quizdata import ROOT
+from .prose import toc_docs
 from .test_quiz_browser import SHOTS, open_page
 
 pytestmark = pytest.mark.slow
@@ -22,19 +20,7 @@ pytestmark = pytest.mark.slow
 
 def toc_pages() -> list[str]:
     """Every page of ``_toc.yml`` as a path relative to the built site, e.g. ``book/binary/roc.html``."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    pages = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                pages.append(entry["file"])
-            walk(entry.get("sections"))
-            walk(entry.get("chapters"))
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters"))
-    return [f"{p}.html" for p in pages]
+    return [f"{doc}.html" for doc in toc_docs()]
 
 
 PAGES = toc_pages()

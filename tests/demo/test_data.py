@@ -37,7 +37,7 @@ def test_prior_weights_rejects_one_class_or_garbage(bad):
 def test_class_scores_do_not_depend_on_pi_and_auc_is_exactly_invariant(dist):
     base = make_score_data(150, 0.5, dist, 1.2, 7)
     reference_auc = roc_auc(base.y_true, base.y_score)
-    _, fpr0, tpr0 = roc_curve(base.y_true, base.y_score)
+    fpr0, tpr0, _ = roc_curve(base.y_true, base.y_score)
     aps = set()
     for pi in (0.01, 0.1, 0.3, 0.37, 0.5, 0.8, 0.99):
         d = make_score_data(150, pi, dist, 1.2, 7)
@@ -46,7 +46,7 @@ def test_class_scores_do_not_depend_on_pi_and_auc_is_exactly_invariant(dist):
         assert d.y_true.mean() == d.a / (d.a + d.b)
         assert abs(d.y_true.mean() - pi) < 1e-12
         assert roc_auc(d.y_true, d.y_score) == reference_auc  # exact, not approximate
-        _, fpr, tpr = roc_curve(d.y_true, d.y_score)
+        fpr, tpr, _ = roc_curve(d.y_true, d.y_score)
         np.testing.assert_array_equal(fpr, fpr0)
         np.testing.assert_array_equal(tpr, tpr0)
         aps.add(round(average_precision(d.y_true, d.y_score), 6))

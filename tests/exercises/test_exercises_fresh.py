@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from autograder.grading.commands import stale_exercises
-from autograder.grading.specs import all_assignments
+from autograder.commands.exercises import stale_exercises
+from autograder.check.specs import all_assignments
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -45,7 +45,7 @@ def test_non_strict_transform_creating_ties_can_change_auc():
 @given(labels_and_scores())
 def test_roc_endpoints_and_monotonicity(data):
     y, s = data
-    thresholds, fpr, tpr = ref.roc_curve(y, s)
+    fpr, tpr, thresholds = ref.roc_curve(y, s)
     assert thresholds[0] == np.inf
     assert (fpr[0], tpr[0]) == (0.0, 0.0)
     assert (fpr[-1], tpr[-1]) == (1.0, 1.0)
@@ -57,7 +57,7 @@ def test_roc_endpoints_and_monotonicity(data):
 @given(labels_and_scores())
 def test_each_point_matches_binary_metrics_at_its_threshold(data):
     y, s = data
-    thresholds, fpr, tpr = ref.roc_curve(y, s)
+    fpr, tpr, thresholds = ref.roc_curve(y, s)
     for k in range(1, len(thresholds)):
         m = ref.binary_metrics(y, s, thresholds[k])
         assert (m.fpr, m.recall) == (fpr[k], tpr[k])
@@ -75,7 +75,7 @@ def test_tie_group_order_never_matters(data):
 
 def test_tie_group_is_one_diagonal_step():
     # Two positives and one negative tied: one point, not an L-shaped pair.
-    thresholds, fpr, tpr = ref.roc_curve([1, 1, 0, 0], [0.5, 0.5, 0.5, 0.1])
+    fpr, tpr, thresholds = ref.roc_curve([1, 1, 0, 0], [0.5, 0.5, 0.5, 0.1])
     assert thresholds.tolist() == [np.inf, 0.5, 0.1]
     assert fpr.tolist() == [0.0, 0.5, 1.0]
     assert tpr.tolist() == [0.0, 1.0, 1.0]
@@ -115,7 +115,7 @@ def test_perfect_and_reversed_ranking():
 def test_constant_scores():
     y = [1, 0, 0, 1, 0]
     s = [0.3] * 5
-    thresholds, fpr, tpr = ref.roc_curve(y, s)
+    fpr, tpr, thresholds = ref.roc_curve(y, s)
     assert fpr.tolist() == [0.0, 1.0] and tpr.tolist() == [0.0, 1.0]
     assert ref.roc_auc(y, s) == 0.5 and ref.pairwise_auc(y, s) == 0.5
     assert ref.average_precision(y, s) == pytest.approx(0.4)

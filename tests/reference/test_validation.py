@@ -1,5 +1,7 @@
 """Bad input gets a ValueError that names the argument and the problem; nothing is coerced."""
 
+import numbers
+
 import numpy as np
 import pytest
 
@@ -19,9 +21,6 @@ SCORE_FUNCS = {
     "log_loss": ref.log_loss,
     "calibration_curve": ref.calibration_curve,
     "expected_calibration_error": ref.expected_calibration_error,
-    "fbeta_score": lambda y, s: ref.fbeta_score(y, s, 0.5),
-    "matthews_corrcoef": lambda y, s: ref.matthews_corrcoef(y, s, 0.5),
-    "balanced_accuracy": lambda y, s: ref.balanced_accuracy(y, s, 0.5),
     "choose_threshold": ref.choose_threshold,
 }
 
@@ -129,6 +128,32 @@ def test_integer_scores_accepted_and_huge_integers_rejected():
         ref.roc_auc(GOOD_Y, np.array([1, 2**60, 3, 4], dtype=np.int64))
 
 
+PRED_FUNCS = {
+    "confusion_counts": ref.confusion_counts,
+    "fbeta_score": lambda y, p: ref.fbeta_score(y, p, beta=2.0),
+    "matthews_corrcoef": ref.matthews_corrcoef,
+    "balanced_accuracy": ref.balanced_accuracy,
+}
+GOOD_P = [0, 1, 1, 1]
+
+
+@pytest.mark.parametrize("func_name", PRED_FUNCS)
+@pytest.mark.parametrize("case", BAD_LABELS)
+@pytest.mark.parametrize("argument", ["y_true", "y_pred"])
+def test_bad_labels_and_predictions_rejected(func_name, case, argument):
+    bad, message = BAD_LABELS[case]
+    args = (bad, GOOD_P if case != "empty" else []) if argument == "y_true" else (GOOD_Y, bad)
+    with pytest.raises(ValueError, match=message) as info:
+        PRED_FUNCS[func_name](*args)
+    assert argument in str(info.value)
+
+
+@pytest.mark.parametrize("func_name", PRED_FUNCS)
+def test_prediction_metrics_reject_unequal_lengths(func_name):
+    with pytest.raises(ValueError, match="长度不一致"):
+        PRED_FUNCS[func_name](GOOD_Y, GOOD_P[:3])
+
+
 def test_confusion_counts_validates_predictions():
     assert ref.confusion_counts([1, 0, 1], [1, 1, 0]) == (1, 1, 0, 1)
     with pytest.raises(ValueError, match="y_pred"):
@@ -136,12 +161,85 @@ def test_confusion_counts_validates_predictions():
 
 
 def test_calibration_arguments_validated():
-    with pytest.raises(ValueError, match="n_bins"):
+    with pytest.raises(ValueError, match="n_bins.*大于或等于 1 的整数，实际为 0"):
         ref.calibration_curve([0, 1], [0.2, 0.8], n_bins=0)
-    with pytest.raises(ValueError, match="n_bins"):
+    with pytest.raises(ValueError, match="n_bins.*整数.*2.5"):
         ref.calibration_curve([0, 1], [0.2, 0.8], n_bins=2.5)
-    with pytest.raises(ValueError, match="strategy"):
+    with pytest.raises(ValueError, match="n_bins.*不能是布尔值"):
+        ref.calibration_curve([0, 1], [0.2, 0.8], n_bins=True)
+    with pytest.raises(ValueError, match='strategy 只能是 "uniform" 或 "quantile"'):
         ref.calibration_curve([0, 1], [0.2, 0.8], strategy="kmeans")
+    assert ref.calibration_curve([0, 1], [0.2, 0.8], n_bins=np.int64(2)).count.tolist() == [1, 1]
+
+
+# --- scalar arguments: one validator (check_scalar), the same rules everywhere --------------------
+
+SCALAR_ARGS = {
+    # name: (call with the value, valid value, invalid values with the problem the message names)
+    "threshold": (lambda v: ref.binary_metrics(GOOD_Y, GOOD_S, v), 0.5, {np.nan: "有限实数", -np.inf: "有限实数"}),
+    "beta": (lambda v: ref.fbeta_score(GOOD_Y, GOOD_P, beta=v), 2.0, {0.0: "大于 0", -1: "大于 0", np.inf: "有限实数"}),
+    "n_bins": (lambda v: ref.calibration_curve(GOOD_Y, GOOD_S, n_bins=v), 3, {0: "大于或等于 1", -2: "大于或等于 1", 3.0: "不会取整"}),
+    "prior": (lambda v: ref.prevalence_corrected_precision(0.8, 0.1, v), 0.3, {0.0: "开区间 \\(0, 1\\)", 1.0: "开区间", 1.5: "开区间"}),
+    "c_fp": (lambda v: ref.expected_cost(0.8, 0.1, prior=0.3, c_fp=v, c_fn=1), 2.0, {-0.5: "大于或等于 0", np.nan: "有限实数"}),
+    "c_fn": (lambda v: ref.expected_cost(0.8, 0.1, prior=0.3, c_fp=1, c_fn=v), 2.0, {-1: "大于或等于 0"}),
+    "max_fpr": (lambda v: ref.choose_threshold(GOOD_Y, GOOD_S, rule="fpr_cap", max_fpr=v), 0.5, {1.5: "闭区间 \\[0, 1\\]", -0.1: "闭区间"}),
+    "auc": (ref.d_prime, 0.75, {1.5: "闭区间 \\[0, 1\\]", np.nan: "有限实数"}),
+    "tp": (lambda v: ref.metrics_from_counts(v, 1, 1, 1), 2, {-1: "大于或等于 0", 1.0: "不会取整"}),
+}
+TYPE_PROBLEMS = [(True, "布尔值"), (np.bool_(False), "布尔值"), ("0.5", "实际类型为 str"), (None, "实际类型为 NoneType"),
+                 (1j, "复数"), ((0.5,), "实际类型为 tuple"), (np.array([0.5, 0.6]), "必须是标量")]
+
+
+@pytest.mark.parametrize("name", SCALAR_ARGS)
+def test_scalar_argument_accepts_its_valid_value(name):
+    call, good, _ = SCALAR_ARGS[name]
+    call(good)
+    call(np.array(good))  # a 0-d array holds a scalar
+
+
+@pytest.mark.parametrize("name", SCALAR_ARGS)
+def test_scalar_argument_out_of_range_named_in_message(name):
+    call, _, bad = SCALAR_ARGS[name]
+    for value, problem in bad.items():
+        with pytest.raises(ValueError, match=f"^{name}.*必须是.*{problem}") as info:
+            call(value)
+        assert "实际" in str(info.value) or "不能" in str(info.value)
+
+
+@pytest.mark.parametrize("name", SCALAR_ARGS)
+@pytest.mark.parametrize(("value", "problem"), TYPE_PROBLEMS, ids=[repr(v) for v, _ in TYPE_PROBLEMS])
+def test_scalar_argument_of_wrong_type_rejected(name, value, problem):
+    call, _, _ = SCALAR_ARGS[name]
+    pattern = f"^{name}.*{problem}"
+    if name == "max_fpr" and value is None:  # None means "not given": the rule says it is needed
+        pattern = "需要给出 max_fpr"
+    with pytest.raises(ValueError, match=pattern):
+        call(value)
+
+
+def test_check_scalar_bounds_like_sklearn():
+    from autograder.reference._validation import check_scalar
+
+    assert check_scalar(0, "x", min_val=0, include_boundaries="left", max_val=1) == 0.0
+    with pytest.raises(ValueError, match=r"x 必须是位于半开区间 \[0, 1\) 内的有限实数，实际为 1.0"):
+        check_scalar(1, "x", min_val=0, max_val=1, include_boundaries="left")
+    with pytest.raises(ValueError, match=r"x 必须是位于半开区间 \(0, 1\] 内的有限实数，实际为 0.0"):
+        check_scalar(0, "x", min_val=0, max_val=1, include_boundaries="right")
+    assert check_scalar(1, "x", min_val=0, max_val=1, include_boundaries="right") == 1.0
+    with pytest.raises(ValueError, match="x 必须是小于 1 的有限实数"):
+        check_scalar(1, "x", max_val=1, include_boundaries="neither")
+    assert type(check_scalar(np.int64(3), "k", numbers.Integral)) is int
+    assert type(check_scalar(np.float32(0.5), "t")) is float
+    for bad_call in (dict(include_boundaries="left"), dict(include_boundaries="right"), dict(include_boundaries="all")):
+        with pytest.raises(ValueError, match="include_boundaries"):
+            check_scalar(0.5, "x", **bad_call)
+
+
+def test_option_arguments_listed_in_message():
+    with pytest.raises(ValueError, match='rule 只能是 "f1"、"cost" 或 "fpr_cap"，实际为 \'accuracy\''):
+        ref.choose_threshold(GOOD_Y, GOOD_S, rule="accuracy")
+    with pytest.raises(ValueError, match='zero_division 只能是 "nan"、0 或 "raise"，实际为 1'):
+        ref.fbeta_score(GOOD_Y, GOOD_P, zero_division=1)
 
 
 def test_inputs_are_not_modified():
@@ -157,7 +255,7 @@ def test_results_are_namedtuples_with_plain_python_counts():
     m = ref.binary_metrics(GOOD_Y, GOOD_S, 0.5)
     assert m._fields == ("tp", "fp", "tn", "fn", "accuracy", "precision", "recall", "fpr", "specificity", "f1")
     assert all(type(v) is int for v in m[:4]) and all(type(v) is float for v in m[4:])
-    assert ref.roc_curve(GOOD_Y, GOOD_S)._fields == ("thresholds", "fpr", "tpr")
-    assert ref.pr_curve(GOOD_Y, GOOD_S)._fields == ("thresholds", "precision", "recall")
-    assert ref.calibration_curve(GOOD_Y, GOOD_S)._fields == ("mean_predicted", "fraction_positive", "count", "bin_edges")
+    assert ref.roc_curve(GOOD_Y, GOOD_S)._fields == ("fpr", "tpr", "thresholds")
+    assert ref.pr_curve(GOOD_Y, GOOD_S)._fields == ("precision", "recall", "thresholds")
+    assert ref.calibration_curve(GOOD_Y, GOOD_S)._fields == ("fraction_positive", "mean_predicted", "count", "bin_edges")
     assert type(ref.roc_auc(GOOD_Y, GOOD_S)) is float

@@ -1,0 +1,255 @@
+"""Run grading jobs (:func:`jobs.grade_job`) in parallel and hand back results as they finish.
+
+* :class:`LocalPool` - a ``ProcessPoolExecutor`` of ``os.cpu_count()`` worker processes on this machine
+  (each job still runs the student's code under bubblewrap). A worker that dies (OOM killer, SIGKILL)
+  breaks the pool: the pool is rebuilt and only the submissions that were in flight are graded again.
+* :class:`DaskPool` - the same jobs on an existing Dask distributed cluster (``--scheduler ADDRESS``);
+  Dask reschedules the task of a lost worker on another one.
+
+Both submit a bounded window of jobs (memory stays flat for thousands of submissions) and yield
+``(job, payload, error)``: ``payload`` is ``grade_job``'s return value, ``error`` a message when the job
+failed for infrastructure reasons even after its tries (:class:`RetryPolicy`, shared by both).  Neither
+ever touches the gradebook.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Iterable, Iterator
+
+from .jobs import JobError, grade_job, worker_init
+
+Event = tuple[dict, "dict | None", "str | None"]
+Work = Callable[[dict], dict]
+
+
+def _name(job: dict) -> str:
+    return f"{job['student']}/{job['assignment']}"
+
+
+def job_key(job: dict) -> tuple[str, str, str]:
+    """What identifies a job's result: student, assignment and the fingerprint of the graded bytes."""
+    return job["student"], job["assignment"], job["fingerprint"]
+
+
+class RetryPolicy:
+    """How often a job is tried, counted per job key (never per object: a new dict may reuse a freed id).
+
+    A job whose worker reported an infrastructure error (:class:`JobError`) is tried ``attempts`` times;
+    a job that was in flight when a worker died gets two more tries (it may be the innocent neighbour
+    of the job that killed the worker).
+    """
+
+    def __init__(self, attempts: int = 3) -> None:
+        self.attempts = attempts
+        self._tries: dict[tuple[str, str, str], int] = {}
+
+    def _count(self, job: dict) -> int:
+        key = job_key(job)
+        self._tries[key] = self._tries.get(key, 0) + 1
+        return self._tries[key]
+
+    def after_error(self, job: dict) -> int | None:
+        """The job failed with :class:`JobError`: the number of its next try, or None to give up."""
+        n = self._count(job)
+        return n + 1 if n < self.attempts else None
+
+    def after_lost_worker(self, job: dict) -> bool:
+        """The job was in flight when a worker died: True to try it again."""
+        return self._count(job) < self.attempts + 2
+
+
+class LocalPool:
+    """Process pool on this machine."""
+
+    def __init__(self, workers: int, log: Callable[[str], None], attempts: int = 3, work: Work = grade_job) -> None:
+        self.workers = max(1, workers)
+        self.log = log
+        self.attempts = attempts
+        self.work = work  # a module-level function (it is pickled by name into the spawned workers)
+        self.window = 2 * self.workers + 2
+
+    def describe(self) -> str:
+        return f"本机 {self.workers} 个评分工作进程"
+
+    def _pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=worker_init)
+
+    def head_start(self, jobs: list[dict]) -> None:
+        """Start these jobs now, before :meth:`run` knows which jobs are wanted.
+
+        :meth:`run` takes over a started job when the same job (:func:`job_key`) comes from its
+        source, and drops (cancels, or ignores the result of) those it is not asked for.
+        """
+        self._executor = self._pool()
+        self._early = {}
+        for job in jobs:
+            self._early[job_key(job)] = (self._executor.submit(self.work, job), job)
+
+    def close(self) -> None:
+        """Stop a head start that :meth:`run` never took over (e.g. the gradebook could not open).
+
+        Its results would never be read: the workers are ended at once (each one's sandbox dies with it)
+        rather than left to grade every queued job (``shutdown(cancel_futures=True)`` cannot cancel jobs
+        already handed to the worker processes' queue).
+        """
+        executor, self._executor, self._early = getattr(self, "_executor", None), None, {}
+        if executor is None:
+            return
+        processes = list(getattr(executor, "_processes", {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for p in processes:
+            p.terminate()
+        manager = getattr(executor, "_executor_manager_thread", None)
+        if manager is not None:  # it reaps the workers (joining them here too would race with it)
+            manager.join(timeout=10)
+
+    def run(self, jobs: Iterable[dict], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
+        source = iter(jobs)
+        retry: deque[dict] = deque()
+        policy = RetryPolicy(self.attempts)
+        inflight: dict = {}
+        pool, early = getattr(self, "_executor", None) or self._pool(), getattr(self, "_early", {})
+        self._executor, self._early = None, {}
+        for key in [k for k in early if wanted is not None and k not in wanted]:
+            early.pop(key)[0].cancel()  # already graded: its result (if it runs anyway) is never read
+        try:
+            while True:
+                submit_broken = False
+                while len(inflight) < self.window:
+                    job = retry.popleft() if retry else next(source, None)
+                    if job is None:
+                        break
+                    started = early.pop(job_key(job), None)
+                    if started is not None:
+                        inflight[started[0]] = started[1]
+                        continue
+                    try:
+                        inflight[pool.submit(self.work, job)] = job
+                    except BrokenProcessPool:  # a worker died after the last wait: restart the pool below
+                        retry.appendleft(job)
+                        submit_broken = True
+                        break
+                if not inflight and not submit_broken:
+                    return
+                done, _ = wait(list(inflight), timeout=0 if submit_broken else None, return_when=FIRST_COMPLETED)
+                broken = submit_broken
+                for fut in done:
+                    job = inflight.pop(fut)
+                    try:
+                        payload = fut.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        inflight[fut] = job  # handled with the others below
+                    except JobError as exc:
+                        n = policy.after_error(job)
+                        if n is not None:
+                            self.log(f"警告：{_name(job)} 评分失败（{exc}），第 {n} 次重试")
+                            retry.append(job)
+                        else:
+                            yield job, None, str(exc)
+                    except Exception as exc:  # noqa: BLE001 - a grader bug: report it, keep the batch going
+                        yield job, None, f"评分程序出错：{type(exc).__name__}: {exc}"
+                    else:
+                        yield job, payload, None
+                if broken:
+                    lost = list(inflight.values())
+                    inflight.clear()
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    give_up = []
+                    for job in lost:
+                        (retry if policy.after_lost_worker(job) else give_up).append(job)
+                    self.log(f"警告：一个评分工作进程意外退出；重启进程池，重新评分未完成的 {len(lost)} 份提交："
+                             + "，".join(_name(j) for j in lost[:8]) + ("……" if len(lost) > 8 else ""))
+                    for job in give_up:
+                        yield job, None, "评分工作进程反复意外退出"
+                    pool = self._pool()
+        finally:
+            # all done: wait for the idle workers to leave so their queues and semaphores are released
+            # now (the command may end with os._exit); otherwise do not wait for jobs still running
+            pool.shutdown(wait=not inflight, cancel_futures=True)
+
+
+class DaskPool:
+    """An existing Dask distributed cluster (``distributed.Client(address)``)."""
+
+    def __init__(self, address: str, log: Callable[[str], None], attempts: int = 3) -> None:
+        from distributed import Client
+
+        self.log = log
+        self.attempts = attempts
+        self.client = Client(address, timeout="30s", set_as_default=False)
+        self.workers = max(1, sum(self.client.nthreads().values()))
+        self.window = 2 * self.workers + 2
+
+    def describe(self) -> str:
+        return f"Dask 集群 {self.client.scheduler.address}：{self.workers} 个评分线程"
+
+    def close(self) -> None:
+        self.client.close()
+
+    def _workers(self) -> set[str]:
+        try:
+            return set(self.client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.workers)))
+        except Exception:  # noqa: BLE001 - the scheduler is busy or gone: no news this time
+            return set()
+
+    def _announce_lost_workers(self, known: set[str]) -> set[str]:
+        """Log the workers that left the cluster since the last look (Dask reruns their tasks itself)."""
+        now = self._workers()
+        if not now:
+            return known
+        lost = sorted(known - now)
+        if lost:
+            self.log(f"警告：Dask 工作进程 {'，'.join(lost)} 已断开；Dask 会在其他工作进程上重新运行它们未完成的评分任务"
+                     f"（当前 {len(now)} 个工作进程）")
+        return now
+
+    def run(self, jobs: Iterable[dict], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
+        from distributed import as_completed
+
+        source = iter(jobs)
+        policy = RetryPolicy(self.attempts)
+        inflight: dict = {}
+        ac = as_completed(loop=self.client.loop)
+
+        def submit(job: dict) -> None:
+            fut = self.client.submit(grade_job, job, pure=False, key=f"grade-{_name(job)}-{os.urandom(4).hex()}")
+            inflight[fut.key] = job
+            ac.add(fut)
+
+        known = self._workers()
+        try:
+            for _ in range(self.window):
+                job = next(source, None)
+                if job is None:
+                    break
+                submit(job)
+            for fut in ac:
+                known = self._announce_lost_workers(known)
+                job = inflight.pop(fut.key)
+                try:
+                    payload = fut.result()
+                except JobError as exc:
+                    n = policy.after_error(job)
+                    if n is not None:
+                        self.log(f"警告：{_name(job)} 评分失败（{exc}），第 {n} 次重试")
+                        submit(job)
+                        continue
+                    yield job, None, str(exc)
+                except Exception as exc:  # noqa: BLE001 - KilledWorker after repeated worker deaths, grader bugs
+                    yield job, None, f"Dask 任务失败：{type(exc).__name__}: {str(exc)[:300]}"
+                else:
+                    yield job, payload, None
+                finally:
+                    fut.release()
+                job = next(source, None)
+                if job is not None:
+                    submit(job)
+        finally:
+            self.client.close()

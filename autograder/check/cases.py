@@ -1,0 +1,109 @@
+"""Run one case against the sandboxed student code and judge it in the trusted process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import CaseResult, Limits, Outcome
+from ..sandbox import SandboxBroken, Session
+from .compare import compare
+from .expected import expected_for
+from .prepare import UNAVAILABLE_MODULES
+from .render import show, show_call, show_exc
+from .specs import Case
+
+FAILURE_TEXT = {
+    "timeout": "调用超时（超过 {t:g} 秒），可能存在死循环或过慢的算法",
+    "crash": "学生进程在调用中退出或被杀死（例如 sys.exit/os._exit、内存或 CPU 超限）",
+    "protocol": "返回值无法读取（不是普通数据，或消息被破坏）",
+    "unavailable": "学生代码无法启动（多次崩溃），此用例未能运行",
+    "deadline": "这份提交的评分总时间已用完（上限 {s:g} 秒），此用例未能运行",
+}
+
+
+def failure_reason(out: Outcome, limits: Limits) -> str:
+    """The feedback sentence for a call whose process failed (``out.failure``)."""
+    return FAILURE_TEXT.get(out.failure or "", "未知错误").format(t=limits.call_timeout, s=limits.submission_timeout)
+
+
+def _exc_matches(expected: BaseException, exc: dict) -> bool:
+    mro = set(exc.get("mro", []))
+    if type(expected).__name__ == "UndefinedMetricError":
+        return bool(mro & {"ValueError", "ZeroDivisionError"})
+    return "ValueError" in mro
+
+
+def _unavailable_use(exc: dict, skipped: set[str]) -> str | None:
+    """The reason when the student's function used a module the grading environment does not provide."""
+    msg = str(exc.get("msg", ""))
+    if exc.get("type") == "NameError":
+        name = msg.split("'")[1] if msg.count("'") >= 2 else ""
+        if name in skipped:
+            return (f"函数用到了 {name}，它来自一个评分环境中没有的模块（导入它的那一行被跳过了，见页首说明）；"
+                    "评分环境只提供 Python 标准库和 NumPy")
+    if exc.get("type") == "ModuleNotFoundError":
+        module = msg.split("'")[1] if msg.count("'") >= 2 else ""
+        if module.split(".")[0] in UNAVAILABLE_MODULES:
+            return (f"函数导入了 {module}：评分环境只提供 Python 标准库和 NumPy，"
+                    "scikit-learn、SciPy 和课程的参考实现都不可用")
+    return None
+
+
+def check_call(session: Session, case: Case, args: tuple, kwargs: dict, limits: Limits,
+               skipped: frozenset[str] = frozenset()) -> tuple[CaseResult, Any]:
+    """Call the student's function on one input and compare with the reference: the result and the value.
+
+    ``skipped``: names whose top-level import was skipped (:func:`.prepare.skip_unavailable_imports`).
+    """
+    call_text = show_call(case.function, args, kwargs)
+    expected, exp_exc = expected_for(case.function, args, kwargs)
+    out = session.call(case.function, list(args), kwargs)
+    expected_text = f"抛出 ValueError（{exp_exc}）" if exp_exc is not None else show(expected)
+    if out.failure:
+        return CaseResult(False, call_text, expected_text, "—", failure_reason(out, limits)), None
+    if out.exc is not None:
+        if exp_exc is not None and _exc_matches(exp_exc, out.exc):
+            return CaseResult(True, call_text), None
+        if out.exc.get("type") == "NameError" and f"没有定义函数 {case.function}" in out.exc.get("msg", ""):
+            return CaseResult(False, call_text, expected_text, "—", f"笔记本中没有定义函数 {case.function}"), None
+        unavailable = _unavailable_use(out.exc, skipped)
+        if unavailable:
+            return CaseResult(False, call_text, expected_text, show_exc(out.exc), unavailable, out.exc.get("tb", "")), None
+        reason = "抛出了错误类型的异常（应为 ValueError）" if exp_exc is not None else "参考实现正常返回，而你的函数抛出了异常"
+        return CaseResult(False, call_text, expected_text, show_exc(out.exc), reason, out.exc.get("tb", "")), None
+    if exp_exc is not None:
+        return CaseResult(False, call_text, expected_text, show(out.value), "应当抛出 ValueError，但函数正常返回了"), None
+    why = compare(expected, out.value)
+    if why:
+        return CaseResult(False, call_text, expected_text, show(out.value), why), None
+    return CaseResult(True, call_text), out.value
+
+
+def run_case(session: Session, case: Case, limits: Limits, skipped: frozenset[str] = frozenset()) -> CaseResult:
+    """A ``ref`` case (one call) or a ``property`` case (several calls, then the relation between them).
+
+    Whatever the student's value does to the judging (an integer beyond every float, a structure the
+    rendering cannot handle ...), the case ends with a result: judging errors fail the case with the reason.
+    """
+    try:
+        return _run_case(session, case, limits, skipped)
+    except SandboxBroken:
+        raise  # the machine, not the student: never a grade
+    except Exception as exc:  # noqa: BLE001 - a value the judging cannot handle fails only this case
+        return CaseResult(False, show_call(case.function, case.args, case.kwargs) if case.kind == "ref" else "", "", "",
+                          f"评分程序无法判断这个返回值（{type(exc).__name__}），此用例不得分")
+
+
+def _run_case(session: Session, case: Case, limits: Limits, skipped: frozenset[str]) -> CaseResult:
+    if case.kind == "ref":
+        return check_call(session, case, case.args, case.kwargs, limits, skipped)[0]
+    values = []
+    for args, kwargs in case.calls:
+        res, value = check_call(session, case, args, kwargs, limits, skipped)
+        if not res.passed:
+            return res
+        values.append(value)
+    why = case.relation(values) if case.relation else None
+    if why:
+        return CaseResult(False, show_call(case.function, case.calls[0][0], case.calls[0][1]), "", "", why)
+    return CaseResult(True)

@@ -1,0 +1,115 @@
+"""Strict comparison of a decoded student value with the reference value (trusted process only).
+
+Rules: named tuples must have the reference's class name and field names;
+integers are exact (``bool`` is not an integer here); floats agree to a relative
+and absolute tolerance of 1e-9 with NaN equal to NaN and infinities equal only to
+themselves; arrays must be ``numpy.ndarray`` with the same shape, a compatible
+dtype kind and equal values under the same rules.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from ..sandbox.payload.wire import Opaque, Struct
+
+TOL = 1e-9
+
+__all__ = ["compare", "TOL"]
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _is_real(x: Any) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+
+
+def _close(a: float, b: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= TOL * max(1.0, abs(b))
+
+
+def _type_name(x: Any) -> str:
+    if isinstance(x, Struct):
+        return f"命名元组 {x.name}"
+    if isinstance(x, Opaque):
+        return x.type
+    if isinstance(x, np.ndarray):
+        return f"numpy 数组（dtype={x.dtype}）"
+    return type(x).__name__
+
+
+def compare(expected: Any, got: Any, path: str = "返回值") -> str | None:
+    """Return None when ``got`` matches ``expected``, else a Chinese explanation."""
+    if isinstance(expected, tuple) and hasattr(type(expected), "_fields"):
+        name = type(expected).__name__
+        fields = list(type(expected)._fields)
+        if not isinstance(got, Struct):
+            return f"{path} 应当是命名元组 {name}，实际类型为 {_type_name(got)}"
+        if got.name != name or got.fields != fields:
+            return f"{path} 应当是 {name}({', '.join(fields)})，实际为 {got.name}({', '.join(got.fields)})"
+        for f, e, g in zip(fields, expected, got.values):
+            why = compare(e, g, f"{path}.{f}" if path != "返回值" else f)
+            if why:
+                return why
+        return None
+    if isinstance(expected, np.ndarray):
+        if not isinstance(got, np.ndarray):
+            return f"{path} 应当是 numpy 数组，实际类型为 {_type_name(got)}"
+        if got.shape != expected.shape:
+            return f"{path} 的形状应为 {expected.shape}，实际为 {got.shape}"
+        ek, gk = expected.dtype.kind, got.dtype.kind
+        if ek in "iu":
+            if gk not in "iu":
+                return f"{path} 应当是整数数组，实际 dtype={got.dtype}"
+            if not np.array_equal(expected, got):
+                return f"{path} 的取值不一致"
+            return None
+        if ek == "f":
+            if gk not in "iuf":
+                return f"{path} 应当是实数数组，实际 dtype={got.dtype}"
+            e = expected.astype(np.float64).ravel()
+            g = got.astype(np.float64).ravel()
+            for i, (a, b) in enumerate(zip(g.tolist(), e.tolist())):
+                if not _close(a, b):
+                    return f"{path} 第 {i} 个元素应为 {b!r}，实际为 {a!r}"
+            return None
+        if ek == "b":
+            if gk != "b" or not np.array_equal(expected, got):
+                return f"{path} 不一致"
+            return None
+        return None if np.array_equal(expected, got) else f"{path} 不一致"
+    if isinstance(expected, (bool, np.bool_)):
+        if not isinstance(got, (bool, np.bool_)) or bool(got) != bool(expected):
+            return f"{path} 应为 {bool(expected)!r}，实际为 {got!r}"
+        return None
+    if _is_int(expected):
+        if not _is_int(got):
+            return f"{path} 应当是整数 {int(expected)}，实际为 {_type_name(got)} {got!r}"
+        if int(got) != int(expected):
+            return f"{path} 应为 {int(expected)}，实际为 {int(got)}"
+        return None
+    if isinstance(expected, (float, np.floating)):
+        if not _is_real(got):
+            return f"{path} 应当是实数 {float(expected)!r}，实际为 {_type_name(got)} {got!r}"
+        try:
+            value = float(got)
+        except OverflowError:  # e.g. 10**400: no float is that large
+            return f"{path} 应为 {float(expected)!r}，实际为一个超出浮点范围的整数"
+        if not _close(value, float(expected)):
+            return f"{path} 应为 {float(expected)!r}，实际为 {value!r}"
+        return None
+    if isinstance(expected, numbers.Number) or isinstance(expected, str) or expected is None:
+        if type(got) is not type(expected) or got != expected:
+            return f"{path} 应为 {expected!r}，实际为 {got!r}"
+        return None
+    raise TypeError(f"无法比较参考值类型 {type(expected).__name__}")

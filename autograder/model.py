@@ -1,0 +1,254 @@
+"""Result types of the grading engine, each with explicit conversion to and from JSON data.
+
+Every layer speaks these types: the sandbox client returns :class:`Outcome` and :class:`SetupReport`,
+the trusted checks build :class:`CaseResult` and :class:`SubmissionResult`, the batch layer carries
+results across process and machine boundaries as :meth:`SubmissionResult.to_json` data, and the store
+writes that same data into the gradebook's ledger, ``results/`` and the feedback pages.  Conversions
+are written out by hand (no ``dataclasses.asdict`` round trips), so the JSON shape is stated once,
+here, and :meth:`SubmissionResult.from_json` rejects data of another shape instead of guessing.
+
+This module imports nothing else of the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+__all__ = ["Limits", "Outcome", "SetupReport", "CaseResult", "CaseRecord", "CellScore", "CellError",
+           "SubmissionResult", "ResultFormatError", "MAX_NOTEBOOK_BYTES", "TEXT_LIMITS", "MAX_NOTES", "MAX_CELL_ERRORS", "clip"]
+
+# Sizes of what a result stores and the feedback shows (characters); longer text is cut with a mark.
+# Much of it comes from student code (values, messages, tracebacks), so it is bounded here, where every
+# result is built, whatever produced it.
+TEXT_LIMITS = {"call": 2000, "expected": 2000, "got": 600, "reason": 600, "traceback": 2000, "note": 600}
+MAX_NOTES = 40
+MAX_CELL_ERRORS = 30
+_CUT = "…（已截短）"
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, marked when cut."""
+    text = str(text)
+    return text if len(text) <= limit else text[: max(0, limit - len(_CUT))] + _CUT
+
+
+class ResultFormatError(ValueError):
+    """JSON data does not have the shape of the type it is read as."""
+
+
+def _take(data: Any, key: str, kind: type | tuple[type, ...], what: str) -> Any:
+    if not isinstance(data, dict) or key not in data:
+        raise ResultFormatError(f"{what}: missing field {key!r}")
+    value = data[key]
+    if isinstance(value, bool) and kind in (int, float, (int, float)):
+        raise ResultFormatError(f"{what}.{key}: expected a number, got a boolean")
+    if not isinstance(value, kind):
+        raise ResultFormatError(f"{what}.{key}: expected {kind}, got {type(value).__name__}")
+    return value
+
+
+MAX_NOTEBOOK_BYTES = 20 << 20  # larger submissions are refused with a message (documented for students)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one submission's sandbox and its calls.
+
+    ``file_bytes`` (largest file a sandboxed process may write) and ``scratch_bytes`` (size of each
+    scratch file system, the working directory with the student's copy of the notebook among them) are
+    above :data:`MAX_NOTEBOOK_BYTES`, so that every notebook that is accepted can be copied in.
+    """
+
+    memory_bytes: int = 1 << 30  # address space of each process
+    sandbox_memory_bytes: int = 1536 << 20  # memory of all processes of the sandbox together (cgroup)
+    cpus: float = 1.0  # CPUs all processes of the sandbox may use at once (cgroup CPU bandwidth)
+    cpu_seconds: int = 60
+    file_bytes: int = 24 << 20
+    scratch_bytes: int = 32 << 20
+    open_files: int = 64
+    processes: int = 32
+    cell_timeout: float = 10.0  # CPU seconds of the sandbox's whole process tree (wall clock without cgroups)
+    call_timeout: float = 4.0  # CPU seconds, as cell_timeout
+    wall_factor: float = 5.0  # wall-clock backstop of a cell or call: wall_factor x its CPU limit
+    setup_timeout: float = 60.0
+    submission_timeout: float = 180.0  # wall clock for the whole submission (all restarts, all cases)
+
+    def wall_backstop(self, cpu_limit: float) -> float:
+        """Wall-clock seconds after which a cell or call with CPU limit ``cpu_limit`` is stopped anyway
+        (a sleeping process uses no CPU).  Generous: a loaded machine must not change a grade."""
+        return self.wall_factor * cpu_limit + 2.0
+
+    def to_json(self) -> dict[str, int | float]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Limits":
+        if not isinstance(data, dict):
+            raise ResultFormatError("Limits: expected an object")
+        unknown = set(data) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ResultFormatError(f"Limits: unknown fields {sorted(unknown)}")
+        return cls(**{f.name: _take(data, f.name, (int, float), "Limits") for f in fields(cls) if f.name in data})
+
+
+@dataclass
+class Outcome:
+    """What one call into the sandbox produced.
+
+    Exactly one of: ``ok`` with a decoded ``value``; ``exc``, an exception the student's code raised
+    (plain data: ``type``, ``mro``, ``msg``, ``tb``); or ``failure``, when the process itself failed:
+    ``"timeout"``, ``"crash"``, ``"protocol"``, ``"unavailable"`` or ``"deadline"`` (the submission's
+    time budget is spent).
+    """
+
+    ok: bool
+    value: Any = None
+    exc: dict | None = None
+    failure: str | None = None
+    impl_calls: int = 0
+
+
+@dataclass
+class SetupReport:
+    """How running a notebook's cells went: errors per cell, cells skipped because they killed or hung
+    the process, restarts, whether the submission ran out of time, and the seconds spent starting the
+    sandbox and running cells."""
+
+    cell_errors: dict[int, dict] = field(default_factory=dict)
+    skipped: dict[int, str] = field(default_factory=dict)
+    restarts: int = 0
+    out_of_time: bool = False
+
+
+@dataclass
+class CaseResult:
+    """Outcome of one case, with what the feedback shows (all text already rendered)."""
+
+    passed: bool
+    call: str = ""
+    expected: str = ""
+    got: str = ""
+    reason: str = ""
+    traceback: str = ""
+
+    def __post_init__(self) -> None:
+        for name in _CASE_TEXT:
+            setattr(self, name, clip(getattr(self, name), TEXT_LIMITS[name]))
+
+
+_CASE_TEXT = ("call", "expected", "got", "reason", "traceback")
+
+
+@dataclass
+class CaseRecord:
+    """One case of a graded submission: what it checks, its points and its :class:`CaseResult`."""
+
+    id: str
+    cell: str
+    points: float
+    function: str
+    description: str
+    hidden: bool
+    result: CaseResult
+
+    @property
+    def passed(self) -> bool:
+        return self.result.passed
+
+    def to_json(self) -> dict:
+        r = self.result
+        return {"id": self.id, "cell": self.cell, "points": self.points, "function": self.function,
+                "description": self.description, "hidden": self.hidden, "passed": r.passed,
+                **{k: getattr(r, k) for k in _CASE_TEXT}}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "CaseRecord":
+        w = "case"
+        result = CaseResult(_take(data, "passed", bool, w), **{k: _take(data, k, str, w) for k in _CASE_TEXT})
+        return cls(_take(data, "id", str, w), _take(data, "cell", str, w), _take(data, "points", (int, float), w),
+                   _take(data, "function", str, w), _take(data, "description", str, w), _take(data, "hidden", bool, w),
+                   result)
+
+
+@dataclass
+class CellScore:
+    """Score of one nbgrader grade cell."""
+
+    score: float
+    max_score: float
+
+    def to_json(self) -> dict:
+        return {"score": self.score, "max_score": self.max_score}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "CellScore":
+        return cls(_take(data, "score", (int, float), "cell"), _take(data, "max_score", (int, float), "cell"))
+
+
+@dataclass
+class CellError:
+    """An exception raised while a code cell of the submission ran (``cell`` as the grader numbers it)."""
+
+    cell: int
+    type: str
+    traceback: str
+
+    def __post_init__(self) -> None:
+        self.type = clip(self.type, 100)
+        self.traceback = clip(self.traceback, TEXT_LIMITS["traceback"])
+
+    def to_json(self) -> dict:
+        return {"cell": self.cell, "type": self.type, "traceback": self.traceback}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "CellError":
+        return cls(_take(data, "cell", int, "cell_error"), _take(data, "type", str, "cell_error"),
+                   _take(data, "traceback", str, "cell_error"))
+
+
+@dataclass
+class SubmissionResult:
+    """Everything recorded for one student and assignment."""
+
+    student: str
+    assignment: str
+    score: float
+    max_score: float
+    cells: dict[str, CellScore]
+    cases: list[CaseRecord]
+    notes: list[str] = field(default_factory=list)
+    cell_errors: list[CellError] = field(default_factory=list)
+    seconds: float = 0.0
+    fingerprint: str = ""
+
+    def __post_init__(self) -> None:
+        notes = [clip(n, TEXT_LIMITS["note"]) for n in self.notes]
+        if len(notes) > MAX_NOTES:  # keeps MAX_NOTES notes, the last one saying how many were left out
+            notes = notes[: MAX_NOTES - 1] + [f"……另有 {len(notes) - MAX_NOTES + 1} 条说明未显示"]
+        self.notes = notes
+        self.cell_errors = self.cell_errors[:MAX_CELL_ERRORS]
+
+    def to_json(self) -> dict:
+        return {"student": self.student, "assignment": self.assignment, "score": self.score,
+                "max_score": self.max_score, "cells": {k: v.to_json() for k, v in self.cells.items()},
+                "cases": [c.to_json() for c in self.cases], "notes": list(self.notes),
+                "cell_errors": [e.to_json() for e in self.cell_errors], "seconds": self.seconds,
+                "fingerprint": self.fingerprint}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "SubmissionResult":
+        w = "result"
+        cells = _take(data, "cells", dict, w)
+        notes = _take(data, "notes", list, w)
+        if not all(isinstance(n, str) for n in notes):
+            raise ResultFormatError("result.notes: expected strings")
+        return cls(_take(data, "student", str, w), _take(data, "assignment", str, w),
+                   _take(data, "score", (int, float), w), _take(data, "max_score", (int, float), w),
+                   {str(k): CellScore.from_json(v) for k, v in cells.items()},
+                   [CaseRecord.from_json(c) for c in _take(data, "cases", list, w)], notes,
+                   [CellError.from_json(e) for e in _take(data, "cell_errors", list, w)],
+                   _take(data, "seconds", (int, float), w), _take(data, "fingerprint", str, w))
+
+    def failed_cases(self) -> list[CaseRecord]:
+        return [c for c in self.cases if not c.passed]

@@ -1,0 +1,177 @@
+"""Process accounting of a sandbox seen from the host: its cgroups (pids, CPU, memory) and its process tree."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import uuid
+from pathlib import Path
+
+_SWEPT: set[Path] = set()
+STALE_CGROUP_SECONDS = 3600.0
+
+
+def _sweep_stale_cgroups(base: Path) -> None:
+    """Once per process and hierarchy: remove our empty cgroups older than an hour (left by a grader killed with -9).
+
+    A cgroup that still has a process cannot be removed (EBUSY); a fresh one belongs to a running
+    grader and is left alone.
+    """
+    if base in _SWEPT:
+        return
+    _SWEPT.add(base)
+    now = time.time()
+    for old in base.glob("autograder-*"):
+        try:
+            if now - old.stat().st_mtime > STALE_CGROUP_SECONDS:
+                old.rmdir()
+        except OSError:
+            pass
+
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+class SandboxCgroups:
+    """The cgroups of one sandbox: its processes together may use at most ``processes`` pids, ``cpus``
+    CPUs (CFS bandwidth) and ``memory_bytes`` of memory, and their CPU time is accounted for.
+
+    Works on cgroup v1 (one hierarchy per controller: pids, cpu, cpuacct, memory) and v2 (one unified
+    hierarchy); only when the grader runs as root and a controller is available.  Whatever is missing
+    falls back: ``RLIMIT_NPROC`` for processes (see :func:`command.preexec`), per-process limits for
+    memory and wall-clock time for the time limits (:meth:`cpu_seconds` returns None).
+    """
+
+    def __init__(self, *, processes: int, cpus: float, memory_bytes: int) -> None:
+        self.paths: dict[str, Path] = {}  # controller ("pids", "cpu", "cpuacct", "memory" or "unified") -> cgroup
+        if os.geteuid() != 0:
+            return
+        name = f"autograder-{uuid.uuid4().hex[:12]}"
+        period = 100_000
+        if (CGROUP_ROOT / "cgroup.controllers").exists():  # v2
+            enabled = _read(CGROUP_ROOT / "cgroup.subtree_control").split()
+            settings = {"pids": [("pids.max", str(processes))],
+                        "cpu": [("cpu.max", f"{int(cpus * period)} {period}")],
+                        "memory": [("memory.max", str(memory_bytes)), ("memory.swap.max", "0")]}
+            path = self._make(CGROUP_ROOT, name, [kv for ctrl, kvs in settings.items() if ctrl in enabled for kv in kvs])
+            if path is not None:
+                self.paths["unified"] = path
+            return
+        settings_v1 = {"pids": [("pids.max", str(processes))],
+                       "cpu": [("cpu.cfs_period_us", str(period)), ("cpu.cfs_quota_us", str(int(cpus * period)))],
+                       "cpuacct": [],
+                       "memory": [("memory.limit_in_bytes", str(memory_bytes))]}
+        for controller, kvs in settings_v1.items():
+            base = CGROUP_ROOT / controller
+            if (base / "cgroup.procs").exists():
+                path = self._make(base, name, kvs)
+                if path is not None:
+                    self.paths[controller] = path
+
+    @staticmethod
+    def _make(base: Path, name: str, settings: list[tuple[str, str]]) -> Path | None:
+        _sweep_stale_cgroups(base)
+        path = base / name
+        try:
+            path.mkdir()
+        except OSError:
+            return None
+        try:
+            for key, value in settings:
+                (path / key).write_text(value)
+        except OSError:
+            _remove(path)
+            return None
+        return path
+
+    def _controller(self, name: str) -> Path | None:
+        return self.paths.get("unified") if "unified" in self.paths else self.paths.get(name)
+
+    def limits_processes(self) -> bool:
+        path = self._controller("pids")
+        return path is not None and (path / "pids.max").exists()
+
+    def procs_files(self) -> list[str]:
+        """The ``cgroup.procs`` files the sandbox's first process writes itself into (before exec)."""
+        return [str(p / "cgroup.procs") for p in self.paths.values()]
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time (user + system) used so far by every process of the sandbox, or None if not accounted."""
+        if "unified" in self.paths:
+            for line in _read(self.paths["unified"] / "cpu.stat").splitlines():
+                key, _, value = line.partition(" ")
+                if key == "usage_usec" and value.strip().isdigit():
+                    return int(value) / 1e6
+            return None
+        path = self.paths.get("cpuacct")
+        text = _read(path / "cpuacct.usage").strip() if path is not None else ""
+        return int(text) / 1e9 if text.isdigit() else None
+
+    def kill(self) -> None:
+        """Kill every process of the sandbox, also those that left its process group and session."""
+        if "unified" in self.paths:
+            try:
+                (self.paths["unified"] / "cgroup.kill").write_text("1")
+                return
+            except OSError:
+                pass
+        for _ in range(20):  # v1 (or no cgroup.kill): signal what the group holds until it holds nothing
+            pids = {int(p) for path in self.paths.values() for p in _read(path / "cgroup.procs").split() if p.isdigit()}
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.005)
+
+    def remove(self) -> None:
+        for path in self.paths.values():
+            _remove(path)
+        self.paths = {}
+
+
+def _remove(path: Path) -> None:
+    for attempt in range(50):
+        try:
+            path.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.002 if attempt < 25 else 0.05)
+
+
+def _read(p: Path) -> str:
+    try:
+        return p.read_text()
+    except OSError:
+        return ""
+
+
+def process_tree(pid: int) -> set[tuple[int, str]]:
+    """(pid, start time) of every descendant of ``pid``, seen from the grader (host /proc)."""
+    out: set[tuple[int, str]] = set()
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                kids = Path(f"/proc/{p}/task/{tid}/children").read_text().split()
+            except OSError:
+                continue
+            for k in kids:
+                try:
+                    start = Path(f"/proc/{k}/stat").read_text().rpartition(")")[2].split()[19]
+                except (OSError, IndexError):
+                    start = "?"
+                if (int(k), start) not in out:
+                    out.add((int(k), start))
+                    todo.append(int(k))
+    return out

@@ -1,0 +1,397 @@
+"""Start the sandboxed student process and talk to it.
+
+The student's code runs under bubblewrap, in two layers:
+
+* the sandbox: new user, PID, network, IPC, UTS and cgroup namespaces (``--unshare-all``),
+  uid/gid 65534 inside, no capabilities, ``--die-with-parent``, a new session; a file system made
+  only of read-only binds of ``/usr``, ``/lib*``, the Python installation and the virtual
+  environment (scikit-learn masked by a sealed, read-only empty tmpfs), the runner and its wire
+  module and the one submitted notebook, on a read-only root with a read-only ``/dev``; nothing
+  from the course repository, the submissions, the hidden tests or the gradebook is visible; a fixed
+  minimal environment (``--clearenv`` plus ``--setenv``); resource limits (``setrlimit`` before
+  ``exec``: address space, CPU seconds, file size, open files, core dumps) and a pids cgroup when
+  the grader runs as root (``RLIMIT_NPROC`` otherwise);
+* inside it, the runner starts as a zygote that never runs student code and forks the process that
+  does (see ``runner.py``): new user, mount, IPC, network, UTS and PID namespaces, size-limited
+  fresh tmpfs on /tmp, /dev/shm and /home/student, host device nodes and /dev/pts remounted
+  read-only (the sandbox's uid maps to host uid 0, so a writable bind of /dev/null would let
+  student code chmod the host's file), a hidden /proc, a new session keyring, fresh file
+  descriptions, no capabilities and a seccomp filter.
+
+The trusted side enforces a wall-clock timeout on every cell and every call and kills the whole
+sandbox when it expires.  Assignment 5 reuses one sandbox for its 16 runs (``Session.new_run``):
+the zygote is reused only after the grader has seen from outside that every process of the previous
+run is gone and has resynchronised the pipe with a fresh nonce; any failure kills the sandbox.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ..model import Limits, Outcome, SetupReport
+from .cgroup import SandboxCgroups, process_tree
+from . import command
+from .command import PAYLOAD_DIR, PAYLOAD_MOUNT, environment, preexec
+from .payload import wire
+
+
+_F_SETPIPE_SZ, _PIPE_SIZE = 1031, 1 << 16
+
+
+class SandboxBroken(RuntimeError):
+    """The sandbox started but could not isolate the student's process (e.g. no nested user namespaces).
+
+    Raised instead of grading: a machine that cannot isolate must not turn every submission into 0.
+    """
+
+
+class Session:
+    """One sandboxed student process, restarted as needed, serving calls.
+
+    Parameters
+    ----------
+    cells : list of (index, source)
+        The code cells to execute, in order.
+    notebook : Path or None
+        The submitted notebook, bound read-only into the working directory.
+    sandbox : bool
+        False only when the instructor passed ``--no-sandbox``.
+    limits : Limits
+        Resource and time limits.
+    deadline : float or None
+        ``time.monotonic()`` after which nothing more runs for this submission.
+    """
+
+    MAX_RESTARTS = 12
+
+    def __init__(self, cells: list[tuple[int, str]], notebook: Path | None, *, sandbox: bool = True,
+                 limits: Limits | None = None, deadline: float | None = None) -> None:
+        self.cells = cells
+        self.notebook = notebook
+        self.sandbox = sandbox
+        self.limits = limits or Limits()
+        self.report = SetupReport()
+        self.proc: subprocess.Popen | None = None
+        self._buf = b""
+        self._next_id = 0
+        self._cgroup: SandboxCgroups | None = None
+        self._started = False
+        # with the sandbox, the runner is a zygote that runs no student code; the student's process is
+        # its forked, isolated child, and new_run() replaces that child for the next run (assignment 5).
+        self.fork = sandbox
+        # time.monotonic() after which nothing more runs for this submission (Limits.submission_timeout)
+        self.deadline = float("inf") if deadline is None else deadline
+        self._child = False  # fork mode: a child is running
+        self._idle = False  # fork mode: the zygote is alive and waits for "fork"
+        self._baseline: set[tuple[int, str]] = set()
+        self.zygotes_started = 0  # fork mode: more than one means a run ended its sandbox
+        self.start_seconds = 0.0  # time spent starting the sandbox and running cells, all runs included
+
+    # -- process management -------------------------------------------------------------------
+    def _spawn(self) -> None:
+        if self.fork:
+            self._fork_child()
+            return
+        # --no-sandbox (debugging only): a plain process in the notebook's directory
+        cmd = [sys.executable, "-I", str(PAYLOAD_DIR / "runner.py")]
+        cwd = str(self.notebook.parent) if self.notebook else None
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     env=environment(), cwd=cwd, start_new_session=True, preexec_fn=preexec(self.limits, [], False),
+                                     close_fds=True)
+        self._buf = b""
+
+    def _fork_child(self) -> None:
+        """Fork mode: (re)start the zygote sandbox if needed, then ask it for a fresh child."""
+        self._child = False
+        if not (self._idle and self.proc is not None and self.proc.poll() is None):
+            self.kill()
+            self.zygotes_started += 1
+            # the zygote, the forking child and the run's init are 3 processes the student does not own
+            limits = dataclasses.replace(self.limits, processes=self.limits.processes + 3)
+            self._cgroup = SandboxCgroups(processes=limits.processes, cpus=limits.cpus,
+                                          memory_bytes=limits.sandbox_memory_bytes)
+            cmd = command.bwrap_command(self.notebook, limits) + [sys.executable, "-I", f"{PAYLOAD_MOUNT}/runner.py"]
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                         env=environment(), start_new_session=True,
+                                         preexec_fn=preexec(limits, self._cgroup.procs_files(), self._cgroup.limits_processes()),
+                                         close_fds=True)
+            self._buf = b""
+            hello = {"op": "zygote", "notebook": self.notebook.name if self.notebook else None,
+                     "scratch_bytes": self.limits.scratch_bytes, "keep": self._kept_paths()}
+            if not self._send(hello):
+                return
+            msg = self._recv(min(time.monotonic() + self.limits.setup_timeout, self.deadline))
+            if not isinstance(msg, dict) or msg.get("op") != "zygote_ready":
+                self.kill()
+                return
+            self._baseline = process_tree(self.proc.pid)  # no student code has run yet: init + zygote
+        self._idle = False
+        self._child = self._send({"op": "fork"})
+
+    def _kept_paths(self) -> list[str]:
+        """Read-only binds each child must keep visible (those below /tmp are bound again)."""
+        return command.python_paths()
+
+    def new_run(self) -> None:
+        """Fork mode: end the current child (if any) so that the next call runs in a fresh one.
+
+        Nothing the sandbox writes is trusted, so the zygote is reused only when (1) seen from
+        outside, the sandbox's processes are again exactly those present before any student code
+        ran (the child and all it started are gone), and (2) the zygote echoes a fresh random
+        nonce; every line before the echo (e.g. messages forged by the dead child) is dropped.
+        """
+        if self._child and self.proc is not None and self.proc.poll() is None:
+            ok = self._send({"op": "end"})
+            deadline = time.monotonic() + 5.0
+            while ok and process_tree(self.proc.pid) != self._baseline:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    ok = False
+                time.sleep(0.001)
+            nonce = uuid.uuid4().hex
+            ok = ok and self._send({"op": "sync", "nonce": nonce})
+            while ok:
+                msg = self._recv(deadline)
+                if isinstance(msg, str):
+                    ok = False
+                elif msg.get("op") == "synced" and msg.get("nonce") == nonce:
+                    break
+            if ok:  # the buffer size belongs to the pipe, not to the child's descriptors: set it back
+                for stream in (self.proc.stdin, self.proc.stdout):
+                    try:
+                        fcntl.fcntl(stream.fileno(), _F_SETPIPE_SZ, _PIPE_SIZE)
+                    except OSError:
+                        ok = False
+            if ok:
+                self._idle = True
+            else:
+                self.kill()
+        self._child = False
+        self._started = False
+        self.report = SetupReport()
+
+    def _alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None and (self._child or not self.fork)
+
+    def kill(self) -> None:
+        self._child = self._idle = False
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.kill()
+        except ProcessLookupError:
+            pass
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        if self._cgroup:
+            self._cgroup.kill()
+            self._cgroup.remove()
+            self._cgroup = None
+        self.proc = None
+
+    close = kill
+
+    def _send(self, msg: dict) -> bool:
+        if self.proc is None or self.proc.stdin is None:
+            return False
+        try:
+            self.proc.stdin.write(wire.dumps(msg))
+            self.proc.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError):
+            return False
+
+    def _cpu(self) -> float | None:
+        """CPU seconds used so far by the sandbox's whole process tree (None: not accounted here)."""
+        return self._cgroup.cpu_seconds() if self._cgroup is not None else None
+
+    def _limits_for(self, cpu_seconds: float) -> tuple[float, float | None]:
+        """(wall-clock deadline, CPU-time limit) of a cell or call allowed ``cpu_seconds`` of CPU time.
+
+        With CPU accounting, the limit is CPU time of every process of the sandbox (so a busy machine does
+        not change a grade) and the wall clock is only a generous backstop; without it, wall clock."""
+        now = time.monotonic()
+        used = self._cpu()
+        if used is None:
+            return now + cpu_seconds, None
+        return now + self.limits.wall_backstop(cpu_seconds), used + cpu_seconds
+
+    def _recv(self, deadline: float, cpu_limit: float | None = None) -> dict | str:
+        """Next message, or "timeout" (wall ``deadline`` or CPU time ``cpu_limit`` reached) / "crash" / "protocol"."""
+        if self.proc is None or self.proc.stdout is None:
+            return "crash"
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout"
+            ready, _, _ = select.select([fd], [], [], left if cpu_limit is None else min(left, 0.05))
+            if not ready:
+                used = self._cpu() if cpu_limit is not None else None
+                if used is None and cpu_limit is None:
+                    return "timeout"
+                if used is not None and used >= cpu_limit:
+                    return "timeout"
+                continue
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return "crash"
+            self._buf += chunk
+            if len(self._buf) > wire.MAX_LINE:
+                return "protocol"
+        line, _, self._buf = self._buf.partition(b"\n")
+        try:
+            return wire.loads(line)
+        except wire.WireError:
+            return "protocol"
+
+    def _start(self) -> bool:
+        """(Re)start the process and run the cells, skipping cells that killed or hung it before."""
+        t0 = time.monotonic()
+        try:
+            while self.report.restarts <= self.MAX_RESTARTS:
+                if time.monotonic() >= self.deadline:
+                    self.report.out_of_time = True
+                    return False
+                self._spawn()
+                cells = [{"index": i, "source": s} for i, s in self.cells if i not in self.report.skipped]
+                # the runner stops a cell itself after cell_timeout of its own CPU time (or cell_wall of wall
+                # clock); this side stops the whole sandbox a little later, counting all of its processes
+                cell_wall, cpu_limit = self._limits_for(self.limits.cell_timeout)
+                ok = self._send({"op": "setup", "cells": cells, "cell_timeout": self.limits.cell_timeout,
+                                 "cell_wall": cell_wall - time.monotonic()})
+                deadline = min(time.monotonic() + self.limits.setup_timeout, self.deadline)
+                current: int | None = None
+                cell_deadline, cell_cpu = deadline, None
+                msg: dict | str = "crash"
+                while ok:
+                    if current is None:
+                        msg = self._recv(deadline)
+                    else:
+                        msg = self._recv(min(deadline, cell_deadline + 2.0), None if cell_cpu is None else cell_cpu + 1.0)
+                    if isinstance(msg, str):
+                        ok = False
+                        break
+                    op = msg.get("op")
+                    if op == "cell_start":
+                        current = msg.get("index")
+                        cell_deadline, cell_cpu = self._limits_for(self.limits.cell_timeout)
+                    elif op == "cell_done":
+                        if msg.get("error"):
+                            self.report.cell_errors[msg.get("index")] = msg["error"]
+                        current = None
+                    elif op == "isolate_error":
+                        self.kill()
+                        raise SandboxBroken(str(msg.get("why"))[:300])
+                    elif op == "ready":
+                        return True
+                    else:
+                        ok = False
+                        break
+                why = msg if isinstance(msg, str) else "crash"
+                self.kill()
+                if time.monotonic() >= self.deadline:
+                    self.report.out_of_time = True
+                    return False
+                self.report.restarts += 1
+                if current is None or current in self.report.skipped:
+                    self.report.skipped[-1] = why  # the process itself could not start
+                    return False
+                self.report.skipped[current] = "超时" if why == "timeout" else "进程退出或被杀死"
+            return False
+        finally:
+            self.start_seconds += time.monotonic() - t0
+
+    def ensure_started(self) -> bool:
+        if self._alive():
+            return True
+        if self.proc is not None and not self.fork:
+            self.kill()
+        if self._started:
+            self.report.restarts += 1
+        self._started = True
+        if self.report.restarts > self.MAX_RESTARTS or -1 in self.report.skipped or self.report.out_of_time:
+            return False
+        return self._start()
+
+    # -- calls ---------------------------------------------------------------------------------
+    def call(self, fn: str, args: list[Any], kwargs: dict[str, Any] | None = None, *, op: str = "call",
+             impl_handler=None, timeout: float | None = None) -> Outcome:
+        """Call ``fn(*args, **kwargs)`` in the sandbox (or run a student test with ``op="run_test"``)."""
+        if time.monotonic() >= self.deadline:
+            self.report.out_of_time = True
+            return Outcome(False, failure="deadline")
+        if not self.ensure_started():
+            return Outcome(False, failure="deadline" if self.report.out_of_time else "unavailable")
+        self._next_id += 1
+        cid = self._next_id
+        if op == "call":
+            msg = {"op": "call", "id": cid, "fn": fn, "args": [wire.encode(a) for a in args],
+                   "kwargs": {k: wire.encode(v) for k, v in (kwargs or {}).items()}}
+        else:
+            msg = {"op": "run_test", "id": cid, "fn": fn, "impls": list(args)}
+        if not self._send(msg):
+            self.kill()
+            return Outcome(False, failure="crash")
+        wall, cpu_limit = self._limits_for(timeout or self.limits.call_timeout)
+        deadline = min(wall, self.deadline)
+        impl_calls = 0
+        while True:
+            reply = self._recv(deadline, cpu_limit)
+            if isinstance(reply, str):
+                self.kill()
+                if reply == "timeout" and time.monotonic() >= self.deadline:
+                    self.report.out_of_time = True
+                    reply = "deadline"
+                return Outcome(False, failure=reply, impl_calls=impl_calls)
+            if reply.get("op") == "child_exit":  # fork mode: the child died during the call
+                self.kill()
+                return Outcome(False, failure="crash", impl_calls=impl_calls)
+            if reply.get("op") == "impl_call" and impl_handler is not None and impl_calls < 10_000:
+                if time.monotonic() >= deadline:  # answering calls counts towards the call's time
+                    self.kill()
+                    late = time.monotonic() >= self.deadline
+                    self.report.out_of_time = self.report.out_of_time or late
+                    return Outcome(False, failure="deadline" if late else "timeout", impl_calls=impl_calls)
+                impl_calls += 1
+                answer = impl_handler(reply)
+                answer.update({"op": "impl_result", "id": cid})
+                if not self._send(answer):
+                    self.kill()
+                    return Outcome(False, failure="crash", impl_calls=impl_calls)
+                continue
+            if reply.get("op") != "result" or reply.get("id") != cid:
+                self.kill()
+                return Outcome(False, failure="protocol", impl_calls=impl_calls)
+            if reply.get("ok"):
+                try:
+                    return Outcome(True, value=wire.decode(reply.get("value")), impl_calls=impl_calls)
+                except (wire.WireError, KeyError, TypeError, ValueError, OverflowError):
+                    return Outcome(False, failure="protocol", impl_calls=impl_calls)
+            exc = reply.get("exc")
+            if not isinstance(exc, dict):
+                return Outcome(False, failure="protocol", impl_calls=impl_calls)
+            clean = {"type": str(exc.get("type"))[:100], "mro": [str(m)[:100] for m in exc.get("mro", [])][:20]
+                     if isinstance(exc.get("mro"), list) else [], "msg": str(exc.get("msg"))[:1000],
+                     "tb": str(exc.get("tb"))[:4000]}
+            return Outcome(False, exc=clean, impl_calls=impl_calls)

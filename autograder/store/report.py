@@ -1,0 +1,91 @@
+"""Per-student HTML feedback, the gradebook comment and the instructor summary.
+
+Pages come from the Jinja2 templates in ``templates/`` with autoescaping on, so nothing a student
+controls (names, messages, tracebacks, values) is ever rendered as markup.
+"""
+
+from __future__ import annotations
+
+import statistics
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from ..model import SubmissionResult
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+def _num(x: float) -> str:
+    """A score as people write it: 3, 2.5 (no trailing .0)."""
+    return f"{x:g}"
+
+
+@lru_cache(maxsize=1)
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["num"] = _num
+    return env
+
+
+def comment_text(result: SubmissionResult) -> str:
+    """Short plain-text summary stored as nbgrader's autograder comment."""
+    failed = [c.id for c in result.failed_cases()]
+    text = f"得分 {result.score:g}/{result.max_score:g}。"
+    if failed:
+        text += f"未通过 {len(failed)} 个用例：" + "、".join(failed[:20]) + ("……" if len(failed) > 20 else "")
+    return text
+
+
+FEEDBACK_POLICIES = {
+    "full": "每个用例：是否通过、输入、参考结果、你的函数的结果与回溯",
+    "cases": "每个用例是否通过（不显示输入、结果与回溯）",
+    "score": "只显示得分",
+}
+
+
+def feedback_html(title: str, result: SubmissionResult, policy: str = "full") -> str:
+    """The student's feedback page for one graded submission, cut to what ``policy`` shows.
+
+    ``full``: every case with its input, the expected and the returned value and the traceback;
+    ``cases``: which cases passed, without inputs or values (before a deadline: hidden inputs cannot be
+    read back through the feedback); ``score``: the scores only.
+    """
+    if policy not in FEEDBACK_POLICIES:
+        raise ValueError(f"unknown feedback policy {policy!r}")
+    return _env().get_template("feedback.html").render(title=title, r=result, policy=policy,
+                                                       policy_text=FEEDBACK_POLICIES[policy])
+
+
+def summary(titles: dict[str, str], results: list[SubmissionResult]) -> dict[str, Any]:
+    """Per assignment: scores (mean, median, a 10-bin histogram) and, per hidden case, the share of students who failed it.
+
+    ``titles`` maps each assignment to report (in that order) to its title; assignments without results are left out.
+    """
+    out: dict[str, Any] = {}
+    for name, title in titles.items():
+        rs = [r for r in results if r.assignment == name]
+        if not rs:
+            continue
+        max_score = rs[0].max_score
+        hist = [0] * 10
+        for r in rs:
+            hist[min(9, int(10 * r.score / max_score))] += 1
+        fails: dict[str, dict[str, Any]] = {}
+        for case in rs[0].cases:
+            if not case.hidden:
+                continue
+            n_fail = sum(1 for r in rs for c in r.cases if c.id == case.id and not c.passed)
+            fails[case.id] = {"failed": n_fail, "students": len(rs), "share": n_fail / len(rs), "description": case.description}
+        scores = [r.score for r in rs]
+        out[name] = {"title": title, "students": len(rs), "max_score": max_score, "mean": statistics.fmean(scores),
+                     "median": statistics.median(scores), "histogram": hist, "hidden_case_failure": fails}
+    return out
+
+
+def summary_html(data: dict[str, Any]) -> str:
+    """The instructor's summary page of :func:`summary`'s data."""
+    return _env().get_template("summary.html").render(data=data)
