@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+AXE    := tests/a11y/node_modules/axe-core/axe.min.js
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
 DEMO_PORT ?= 8050
@@ -34,7 +35,7 @@ test-fast: setup
 lint: setup
 	$(BIN)/ruff check .
 
-setup: system $(STAMP)
+setup: system $(STAMP) $(AXE)
 
 system:
 	@bash scripts/install-system-deps.sh
@@ -45,6 +46,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install -q -r requirements.txt
 	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $(STAMP)
+
+# axe-core (pinned in tests/a11y/package.json) for the accessibility audit of the built book.
+$(AXE): tests/a11y/package.json
+	cd tests/a11y && npm install --no-package-lock --no-audit --no-fund --silent
+	touch $(AXE)
 
 # Public build into _build/html.  Unchanged pages come from the execution cache (_build/.jupyter_cache).
 book: setup

@@ -4,12 +4,15 @@
 #   bubblewrap      - sandbox that runs student code during grading
 #   postgresql      - throwaway PostgreSQL servers for the grading scale tests (tests/scale/)
 #   fonts-noto-cjk  - Chinese glyphs for the browser that the reader-facing tests drive
+#   nodejs, npm     - npm installs axe-core (tests/a11y/package.json) for the accessibility audit
 set -euo pipefail
 packages=(chromium fonts-noto-cjk bubblewrap postgresql)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm may come with another build of Node.js than Debian's: only the commands matter.
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

@@ -60,7 +60,7 @@ def test_roc_animations_play_without_a_kernel(browser, site_url):
             assert n_frames >= 5, f"animation {k} has only {n_frames} frames"
             first_src = image.get_attribute("src")
             assert first_src and first_src.startswith("data:image/"), "frames must be embedded in the page"
-            anim.locator("button[title='Play'], button[aria-label='Play']").first.click()
+            anim.locator("button[aria-label='播放']").first.click()
             tab.wait_for_function(
                 "([s, last]) => parseInt(s.value) === last",
                 arg=[slider.element_handle(), n_frames - 1],
