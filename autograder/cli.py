@@ -12,7 +12,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("grade", help="评分整个班级的提交")
-    g.add_argument("submissions", help="SUBMISSIONS/<学号>/<作业>/<笔记本>.ipynb，Canvas/Moodle/Blackboard 的下载包（zip 文件，或含 zip 的目录），或两者混合")
+    g.add_argument("submissions", help="SUBMISSIONS/<学号>/<作业>/<笔记本>.ipynb，Canvas/Moodle/Blackboard 的下载包"
+                                        "（zip 文件，或含 zip 的目录），或两者混合")
     g.add_argument("--out", required=True, help="输出目录：grades.csv、feedback/、summary.html、gradebook.db")
     g.add_argument("--db", help="nbgrader 成绩库的 SQLAlchemy URL（默认 sqlite:///OUT/gradebook.db）")
     g.add_argument("--force", action="store_true", help="重新评分全部提交，即使没有变化")

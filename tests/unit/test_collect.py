@@ -115,7 +115,7 @@ def test_blackboard_latest_attempt_by_its_time_and_the_receipt(tmp_path):
 
 
 def test_one_assignment_graded_takes_a_submissions_only_notebook_whatever_its_name(tmp_path):
-    z = write_zip(tmp_path / "bb.zip", {f"PS2_wli_attempt_2026-05-01-10-00-00_作业二 王力.ipynb": solution(A2)})
+    z = write_zip(tmp_path / "bb.zip", {"PS2_wli_attempt_2026-05-01-10-00-00_作业二 王力.ipynb": solution(A2)})
     subs, ng = run(z, tmp_path, selected={A2})
     assert content(subs["wli", A2]) == solution(A2) and "作业二 王力.ipynb" in subs["wli", A2].notes[0]
     subs, ng = run(z, tmp_path)  # all assignments: the name does not say which one
