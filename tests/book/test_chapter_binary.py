@@ -68,7 +68,7 @@ def test_quiz_group_is_the_last_thing_on_the_page(page: str, group: str) -> None
 def test_roc_page_embeds_two_offline_animations() -> None:
     text = _text("roc")
     assert text.count("display(roc_animation(") == 2
-    assert "to_jshtml" in text and "stylesheet" in text  # the external stylesheet link is stripped
+    assert "frame_player(anim" in text  # coursebook.animation: palette frames, loaded when played
 
 
 # --- the numbers the pages state, recomputed independently -----------------------------------------
