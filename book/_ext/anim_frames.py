@@ -26,14 +26,16 @@ DATA_URI = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
 IMAGE_DIR = "_images"
 
 
-def externalize(html: str, page: Path, outdir: Path) -> tuple[str, int]:
+def externalize(html: str, page: Path, outdir: Path, *, relative_to_root: bool = False) -> tuple[str, int]:
     """Replace the ``data:`` frames in every ``data-frames`` attribute of ``html`` by files.
 
+    URLs are relative to the page's folder, or to ``outdir`` when ``relative_to_root`` (the
+    single-page builder writes every link relative to the output root).
     Returns the new HTML and the number of frames written or reused.
     """
     count = 0
     images = outdir / IMAGE_DIR
-    prefix = Path(os.path.relpath(images, page.parent)).as_posix()
+    prefix = IMAGE_DIR if relative_to_root else Path(os.path.relpath(images, page.parent)).as_posix()
 
     def one_frame(match: re.Match[str]) -> str:
         nonlocal count
@@ -60,7 +62,7 @@ def _externalize_all(app: Sphinx, exception: Exception | None) -> None:
         text = page.read_text(encoding="utf-8")
         if 'data-frames="data:' not in text:
             continue
-        new, count = externalize(text, page, outdir)
+        new, count = externalize(text, page, outdir, relative_to_root=app.builder.name == "singlehtml")
         page.write_text(new, encoding="utf-8")
         logger.info(f"{count} animation frames of {page.relative_to(outdir)} moved to {IMAGE_DIR}/")
 
