@@ -45,6 +45,8 @@ INSTRUCTOR_PDF = "course-instructor.pdf"
 PRINT_CSS = Path(__file__).resolve().parent / "print.css"
 PRINT_SCRIPT = Path(__file__).resolve().parent / "print.js"
 TITLE = "评价二分类模型"
+#: Width of the printed text column in CSS pixels: A4 (210 mm) less two 16 mm margins, at 96 px per inch.
+TEXT_WIDTH_PX = round((210 - 2 * 16) / 25.4 * 96)
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,8 @@ def print_pdf(page_url: str, out: Path, edition: Edition, settings: SiteSettings
             stats = tab.evaluate("async (o) => await window.coursePrint(o)", options)
             tab.wait_for_load_state("networkidle")
             tab.evaluate("() => document.fonts.ready.then(() => true)")
+            tab.set_viewport_size({"width": TEXT_WIDTH_PX, "height": 1200})  # the printed text column
+            stats["overflow"] = tab.evaluate("() => window.coursePrintOverflow()")
             # pass 1: where does each chapter start?  pass 2: print those pages in the table of contents
             with tempfile.TemporaryDirectory() as tmp:
                 first = Path(tmp) / "pass1.pdf"

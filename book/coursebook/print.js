@@ -193,6 +193,28 @@
     return stats;
   };
 
+  /* Elements wider than the printed text column (call with the viewport as wide as that column). */
+  window.coursePrintOverflow = function () {
+    var article = document.querySelector("article.bd-article") || document.body;
+    var right = article.getBoundingClientRect().right;
+    var SLACK_PX = 10;  /* less than 3 mm into the 16 mm margin (e.g. a formula at a line end) is not cut off */
+    var found = [];
+    article.querySelectorAll("pre, table, img, mjx-container, .cell_output, .print-strip, .quiz, figure").forEach(function (node) {
+      if (node.closest(".print-hide") || node.offsetParent === null) return;
+      var box = node.getBoundingClientRect();
+      if (box.right > right + SLACK_PX || node.scrollWidth > node.clientWidth + 2 && getComputedStyle(node).overflowX !== "visible") {
+        var doc = node.closest("section[id]");
+        var what = node.tagName.toLowerCase() + (node.className ? "." + String(node.className).split(" ")[0] : "");
+        if (what.indexOf("mjx-container") === 0 && window.MathJax && MathJax.startup.document.getMathItemsWithin) {
+          var items = MathJax.startup.document.getMathItemsWithin(node);
+          if (items.length) what += (items[0].display ? " (display) " : " (inline) ") + items[0].math.slice(0, 80);
+        }
+        found.push(what + " in #" + (doc ? doc.id : "?") + ": " + Math.round(box.right - right) + " px too wide");
+      }
+    });
+    return found;
+  };
+
   window.coursePrintPageNumbers = function (pages) {
     document.querySelectorAll(".toc-page[data-target]").forEach(function (span) {
       var page = pages[span.getAttribute("data-target")];
