@@ -202,7 +202,7 @@ def print_pdf(page_url: str, out: Path, edition: Edition, settings: SiteSettings
             # pass 1: where does each chapter start?  pass 2: print those pages in the table of contents
             with tempfile.TemporaryDirectory() as tmp:
                 first = Path(tmp) / "pass1.pdf"
-                tab.pdf(path=str(first), **pdf_kwargs)
+                tab.pdf(path=str(first), **{**pdf_kwargs, "tagged": False})  # same pages, 4x faster untagged
                 pages = chapter_pages(first)
             tab.evaluate("(pages) => window.coursePrintPageNumbers(pages)", pages)
             out.parent.mkdir(parents=True, exist_ok=True)

@@ -189,7 +189,6 @@
     await Promise.all(Array.prototype.map.call(document.images, function (img) {
       return img.decode().catch(function () { return null; });
     }));
-    if (window.MathJax && MathJax.typesetPromise) await MathJax.typesetPromise();
     return stats;
   };
 
