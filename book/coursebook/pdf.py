@@ -193,6 +193,8 @@ def print_pdf(page_url: str, out: Path, edition: Edition, settings: SiteSettings
             tab.add_style_tag(content=PRINT_CSS.read_text(encoding="utf-8"))
             tab.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=120_000)
             tab.evaluate("() => MathJax.startup.promise")
+            # the site typesets lazily (book/_ext/page_speed.py): typeset every formula before printing
+            tab.evaluate("async () => { const d = MathJax.startup.document; if (d.lazyTypesetAll) await d.lazyTypesetAll(); }")
             tab.add_script_tag(content=PRINT_SCRIPT.read_text(encoding="utf-8"))
             stats = tab.evaluate("async (o) => await window.coursePrint(o)", options)
             tab.wait_for_load_state("networkidle")
