@@ -121,7 +121,7 @@ def test_reference_rejects_invalid_inputs_with_messages() -> None:
 @pytest.mark.slow
 def test_built_pages(book_html: Path) -> None:
     roc = (book_html / "book" / "binary" / "roc.html").read_text(encoding="utf-8")
-    assert roc.count("new Animation(frames") == 2
+    assert roc.count('class="animation course-anim"') == 2  # coursebook.animation.frame_player
     assert "font-awesome" not in roc
     for page, numbers in (("pr", range(5, 9)), ("probability", range(9, 13))):
         html = (book_html / "book" / "binary" / f"{page}.html").read_text(encoding="utf-8")
