@@ -107,6 +107,8 @@ def grade_job(job: dict) -> dict:
                                               limits=limits)
         except SandboxBroken as exc:  # never a grade: the machine, not the student, failed
             raise JobError(f"工作节点 {socket.gethostname()} 的沙箱无法隔离学生进程：{exc}") from None
+        except SystemError as exc:  # the interpreter's own failure (e.g. a CPython ast bug in a worker thread)
+            raise JobError(f"工作节点 {socket.gethostname()} 的 Python 解释器出错：{str(exc)[:200]}") from None
         total = time.monotonic() - t0
     finally:
         shutil.rmtree(work, ignore_errors=True)

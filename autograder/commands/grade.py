@@ -20,6 +20,7 @@ from ..batch.jobs import STALE_MARGIN, make_job, sweep_scratch
 from ..batch.lms import parse_time
 from ..batch.progress import Progress
 from ..check import all_assignments
+from ..check.grade import unjudged
 from ..model import Limits, SubmissionResult
 from ..sandbox import self_test
 from ..store import report
@@ -245,8 +246,18 @@ def _cost(a) -> int:
     return sum(20 if c.kind == "mutant" else 1 for c in a.cases)
 
 
+def _received(job: dict, payload: dict) -> SubmissionResult:
+    """The worker's result, checked to be of this job's student, assignment and fingerprint."""
+    result = SubmissionResult.from_json(payload["result"])
+    if (result.student, result.assignment, result.fingerprint) != (job["student"], job["assignment"], job["fingerprint"]):
+        raise ValueError("结果与评分任务不符")
+    return result
+
+
 def _grade_pending(args, store, assignments, collection: Collection, subs: list[Submission], entries, job_of, pool,
                    outputs: OutputFolder, log, t_start) -> int:
+    from ..store import ledger  # already imported by grade() (nbgrader): no cost here
+
     names = list(assignments)
     committed = store.fingerprints(names)
     pending = [e for e in entries if args.force or committed.get((e[0].student, e[0].assignment)) != e[2]]
@@ -281,10 +292,26 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
             progress.tick(f"{name}：未能评分（{error}）")
             continue
         a = assignments[job["assignment"]]
-        result = SubmissionResult.from_json(payload["result"])
-        result.notes += by_key[(result.student, result.assignment)].notes  # what collection found (e.g. the file name)
         td = time.monotonic()
-        store.record(result, a.notebook, report.comment_text(result))
+        try:
+            result = _received(job, payload)
+            result.notes += by_key[(result.student, result.assignment)].notes  # what collection found (e.g. the file name)
+            store.record(result, a.notebook, report.comment_text(result))
+        except ledger.DatabaseUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 - this submission's outcome, recorded; never the batch's end
+            why = f"评分结果无法读取或写入（{type(exc).__name__}: {str(exc)[:200]}）；请联系教师"
+            log(f"警告：{name}：{why}")
+            result = unjudged(a, job["student"], why)
+            result.fingerprint = job["fingerprint"]
+            try:
+                store.record(result, a.notebook, report.comment_text(result))
+            except ledger.DatabaseUnavailable:
+                raise
+            except Exception as again:  # noqa: BLE001 - nothing recorded: report it like an infrastructure failure
+                failed.append(name)
+                progress.tick(f"{name}：未能记录（{type(again).__name__}）")
+                continue
         totals["db"] += time.monotonic() - td
         for k, v in payload.get("timing", {}).items():
             totals[k] = totals.get(k, 0.0) + v

@@ -1,7 +1,8 @@
 """Red-team findings against the grading engine, attacked from the student's side (notes: docs of the review).
 
-Every test here states what a FIXED engine must do and is marked ``xfail(strict=True)``: it fails on the
-engine as it is (the attack works) and must start to pass with the fix, at which point the marker goes.
+Every test here states what a fixed engine must do.  Each failed on the engine the review attacked; the fixed
+ones now pass.  (The covert channel through '--feedback cases' is closed for this notebook by the validation gate;
+the general limitation -- a correct function could still encode bits in which cases it fails -- is in the README.)
 The attack notebooks are built by ``redteam_attacks.py``; they run through the real ``autograder grade``
 command (sandbox on) or, for the resource attacks, through the real :class:`Session` and ``prepare``.
 """
@@ -64,8 +65,6 @@ def _cell_score(result: dict, cell: str) -> float:
 
 
 # -- getting points without a correct implementation ----------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="redteam gate_lookup: the basic cases are the visible ones, whose answers every "
-                   "student can hard-code; a table of them plus 'raise ValueError' otherwise earns every validation point")
 @pytest.mark.parametrize("name", [mc.A1, mc.A2, mc.A3, mc.A4])
 def test_visible_lookup_table_earns_no_validation_points(batch, name):
     result = batch["results"][f"redteam_gate_lookup_{name}"]
@@ -73,8 +72,6 @@ def test_visible_lookup_table_earns_no_validation_points(batch, name):
     assert _cell_score(result, validation) == 0, result["score"]
 
 
-@pytest.mark.xfail(strict=True, reason="redteam ps5_name_oracle: a planted implementation called with wrong arguments "
-                   "answers with Python's TypeError text, which names it (binary_metrics() vs _bm_epsilon() ...)")
 def test_ps5_tests_cannot_read_the_implementation_name(batch):
     result = batch["results"]["redteam_ps5_name_oracle"]
     # at most what tests that accept everything get (the two 'correct' cases)
@@ -82,8 +79,6 @@ def test_ps5_tests_cannot_read_the_implementation_name(batch):
 
 
 # -- hidden inputs through the 'cases' feedback ---------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="redteam feedback_leak: one process serves every case, so a function remembers a "
-                   "hidden input and encodes it in the pass/fail of later validation cases, which '--feedback cases' shows")
 def test_cases_feedback_carries_no_hidden_input(batch):
     html = (batch["out"] / "feedback" / "redteam_feedback_leak" / mc.A1 / "threshold_metrics.html").read_text(encoding="utf-8")
     assert "参考实现的结果" not in html and "binary_metrics(" not in html  # the policy itself holds
@@ -99,22 +94,16 @@ def test_matplotlib_in_the_answer_cell_keeps_full_marks(batch):  # held: passes 
     assert batch["results"]["redteam_honest_matplotlib"]["score"] == mc.A[mc.A2].max_score()
 
 
-@pytest.mark.xfail(strict=True, reason="redteam honest_time_magic: '%time NAME = ...' binds NAME in a kernel; the sandbox's "
-                   "stand-in drops the statement, so a function using NAME fails every case")
 def test_time_line_magic_runs_its_statement(batch):
     assert batch["results"]["redteam_honest_time_magic"]["score"] == mc.A[mc.A2].max_score()
 
 
 # -- messages the trusted side believes --------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="redteam isolate_error: student code forges 'isolate_error' during its cells; the "
-                   "grader takes it for a broken machine (SandboxBroken), retries, records nothing and exits 1")
 def test_forged_isolate_error_is_graded_not_blamed_on_the_machine(batch):
     assert "redteam_forged_isolate_error" in batch["results"], batch["proc"].stderr[-2000:]
     assert batch["proc"].returncode == 0
 
 
-@pytest.mark.xfail(strict=True, reason="redteam float_cell_index: a forged cell_done with index 1.5 makes the worker's "
-                   "result fail SubmissionResult.from_json in the parent, outside any handler: the whole command dies")
 def test_forged_cell_index_does_not_abort_the_batch(tmp_path):
     run = _grade(ra.ATTACKS["float_cell_index"](), tmp_path, "--jobs", "2")
     assert run["proc"].returncode == 0, run["proc"].stderr[-2000:]
@@ -123,8 +112,6 @@ def test_forged_cell_index_does_not_abort_the_batch(tmp_path):
 
 
 # -- the trusted side's memory ------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="redteam cell_done_flood: Session._start keeps every forged cell_done error "
-                   "(any JSON, any index) until the result is built; in the real command the worker reached 6 GB")
 def test_forged_cell_done_flood_is_not_kept(tmp_path):
     from autograder.model import Limits
     from autograder.sandbox import Session
@@ -153,9 +140,6 @@ PREPARE_PEAK = textwrap.dedent("""
 """)
 
 
-@pytest.mark.xfail(strict=True, reason="redteam huge_code_cell / many_empty_cells: prepare() parses every code cell with "
-                   "ast (and IPython's tokenizer) and copies every cell in the grader's process: a 19 MiB notebook took "
-                   ">6 GB (code) and 2.2 GB / 76 s (empty cells)")
 @pytest.mark.parametrize("kind", ["code", "cells"])
 def test_prepare_memory_is_bounded(tmp_path, kind):
     nb = tmp_path / "nb.ipynb"
