@@ -6,14 +6,17 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+AXE    := tests/a11y/node_modules/axe-core/axe.min.js
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
 DEMO_PORT ?= 8050
 
-.PHONY: serve demo test test-fast lint setup system book book-instructor bench freeze clean
+.PHONY: serve demo test test-fast lint setup system book book-instructor pdf pdf-instructor bench bench-pages freeze clean
 
 # The demo runs in the background and stops together with the book server (Ctrl-C).
-serve: book
+# The site links to the demo, the submission service and its base URL through the deployment setting
+# COURSE_SITE_CONFIG (default deploy/local.yml = these local addresses; see docs/deploy.md).
+serve: book pdf
 	@echo "课程已构建：http://$(HOST):$(PORT)/  交互演示：http://$(HOST):$(DEMO_PORT)/  （Ctrl-C 停止）"
 	@$(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT) & demo_pid=$$!; \
 	trap 'kill $$demo_pid 2>/dev/null' EXIT INT TERM; \
@@ -34,7 +37,7 @@ test-fast: setup
 lint: setup
 	$(BIN)/ruff check .
 
-setup: system $(STAMP)
+setup: system $(STAMP) $(AXE)
 
 system:
 	@bash scripts/install-system-deps.sh
@@ -46,6 +49,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $(STAMP)
 
+# axe-core (pinned in tests/a11y/package.json) for the accessibility audit of the built book.
+$(AXE): tests/a11y/package.json
+	cd tests/a11y && npm install --no-package-lock --no-audit --no-fund --silent
+	touch $(AXE)
+
 # Public build into _build/html.  Unchanged pages come from the execution cache (_build/.jupyter_cache).
 book: setup
 	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
@@ -56,8 +64,22 @@ book-instructor: setup
 	COURSE_INSTRUCTOR=1 $(BIN)/jupyter-book build . --path-output _build/instructor --warningiserror --nitpick --keep-going
 	@echo "教师版：_build/instructor/_build/html/index.html"
 
+# PDF edition (single-page build printed by Debian's chromium): _build/pdf/course.pdf, copied into the site.
+pdf: setup
+	$(BIN)/python -m coursebook.pdf
+
+# Instructor PDF edition: _build/pdf/course-instructor.pdf (and into the instructor site, if built).
+pdf-instructor: setup
+	$(BIN)/python -m coursebook.pdf --instructor
+
 bench: setup
 	$(BIN)/python bench/bench_ranking.py
+
+# Page weight and speed of every page (Lighthouse, mobile profile, Debian's chromium); needs `make book`.
+# Lighthouse is pinned in bench/package.json and installed into bench/node_modules (npm, no lock file).
+bench-pages: setup
+	test -d bench/node_modules/lighthouse || npm install --prefix bench --no-package-lock --no-audit --no-fund
+	$(BIN)/python bench/bench_pages.py
 
 freeze:
 	$(BIN)/python -m pip freeze --exclude-editable | grep -v '^autograder' > requirements.txt.new

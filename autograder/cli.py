@@ -12,7 +12,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("grade", help="评分整个班级的提交")
-    g.add_argument("submissions", help="SUBMISSIONS/<学号>/<作业>/<笔记本>.ipynb，或 zip 下载包（文件或含 zip 的目录）")
+    g.add_argument("submissions", help="SUBMISSIONS/<学号>/<作业>/<笔记本>.ipynb，Canvas/Moodle/Blackboard 的下载包"
+                                        "（zip 文件，或含 zip 的目录），或两者混合")
     g.add_argument("--out", required=True, help="输出目录：grades.csv、feedback/、summary.html、gradebook.db")
     g.add_argument("--db", help="nbgrader 成绩库的 SQLAlchemy URL（默认 sqlite:///OUT/gradebook.db）")
     g.add_argument("--force", action="store_true", help="重新评分全部提交，即使没有变化")
@@ -31,7 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--feedback", choices=["full", "cases", "score"], default="full",
                    help="反馈页显示的内容：full 每个用例的输入、结果与回溯（默认）；cases 只显示每个用例是否通过"
                         "（截止前使用，隐藏用例的输入无法经由反馈读出）；score 只显示得分")
-    g.add_argument("--collect-regexp", help="zip 下载包中文件名的正则（需含命名组 student_id 和 file_id）")
+    g.add_argument("--collect-regexp", help="自定义的下载包文件名正则（命名组 student_id，可选 file_id、timestamp）；"
+                                            "Canvas、Moodle、Blackboard 的命名无需设置")
+    g.add_argument("--due", action="append", metavar="[作业=]时间",
+                   help="截止时间，如 2026-05-01T23:59 或 ps2_roc_auc=2026-05-01T23:59（可重复）：grades.csv 据此标出迟交")
     g.add_argument("--quiet", action="store_true", help="不显示进度")
 
     gen = sub.add_parser("generate", help="用 nbgrader generate_assignment 由 solutions/ 重新生成 exercises/")

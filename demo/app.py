@@ -19,6 +19,7 @@ an input error message.  Tab 2 uses the ids ``t2-*`` likewise.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from htmltools import Tag
 from shiny import App, reactive, render, ui
@@ -31,6 +32,9 @@ from .views import UNDEFINED, Tab1Result, compute_tab1, fmt, fmt_threshold, shar
 from .workflow import CANDIDATES, RULES, Rule, fit_candidates, run_workflow
 
 setup_plotting()
+
+#: The course's icon (the book's favicon), served at ``favicon.svg`` next to the app's page.
+FAVICON = Path(__file__).resolve().parents[1] / "book" / "_static" / "favicon.svg"
 
 STRATEGIES = {"uniform": "等宽分箱", "quantile": "等频分箱（分位数）"}
 
@@ -139,7 +143,7 @@ app_ui = ui.page_navbar(
     _tab2(),
     title="二分类评价与超参数选择",
     id="tabs",
-    header=ui.tags.style(CSS),
+    header=ui.TagList(ui.head_content(ui.tags.link(rel="icon", type="image/svg+xml", href="favicon.svg")), ui.tags.style(CSS)),
     lang="zh-CN",
     window_title="二分类评价与超参数选择 · 交互演示",
 )
@@ -446,4 +450,4 @@ def _tab2_body(r) -> Tag:
     return ui.div(sizes, table, ui.layout_columns(honest, optimistic, col_widths=(6, 6)), bias, *extra)
 
 
-app = App(app_ui, server)
+app = App(app_ui, server, static_assets={"/favicon.svg": FAVICON})

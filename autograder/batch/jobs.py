@@ -6,21 +6,29 @@ unchanged in a local worker process or on a Dask worker on another machine:
 ``{"student", "assignment", "notebook": name, "submission": bytes | None, "source": bytes,
 "fingerprint", "sandbox": bool, "limits": {...}, "scratch": dir | None}``
 
-:func:`grade_job` writes the two notebooks into a private scratch directory, grades them with
+:func:`grade_job` writes the two notebooks into a private scratch folder, grades them with
 :func:`autograder.check.grade_with_timing` (student code still runs only inside the bubblewrap sandbox), removes the
-scratch directory and returns ``{"result": <SubmissionResult JSON>, "timing": {...}, "worker": ...}``.
+scratch folder and returns ``{"result": <SubmissionResult JSON>, "timing": {...}, "worker": ...}``.
 It never touches the gradebook: the trusted parent is its only writer.
+
+Scratch folders (``autograder-job-*`` in ``--scratch`` or the system temporary directory) hold the instructor's
+solution: they are created mode 0700, and each holds an exclusive ``flock`` on its ``.lock`` file for as long as
+its job runs.  A folder whose lock is free belonged to a process that is gone (a killed worker):
+:func:`sweep_scratch` removes those (the command calls it at start-up and at the end of a run, and every worker
+before its first job), and those without a lock file whose creating process (named in the folder) is gone.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import fcntl
 import multiprocessing
 import os
 import shutil
 import signal
 import socket
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +42,10 @@ class JobError(RuntimeError):
 
 
 _SANDBOX_CHECKED: str | None | bool = False
+_SWEPT = False
+JOB_PREFIX = "autograder-job-"
+LOCK_NAME = ".lock"
+STALE_MARGIN = 120.0  # seconds on top of the submission timeout before a folder without a lock file is stale
 
 
 def worker_init() -> None:
@@ -64,7 +76,7 @@ def make_job(student: str, assignment: str, notebook_name: str, submission: Path
 
 def grade_job(job: dict) -> dict:
     """Grade one job; raises :class:`JobError` only when the infrastructure (not the student) failed."""
-    global _SANDBOX_CHECKED
+    global _SANDBOX_CHECKED, _SWEPT
     from ..check import all_assignments, grade_with_timing  # here: a fresh worker pays for the import once, in the job
 
     t_begin = time.monotonic()
@@ -75,9 +87,16 @@ def grade_job(job: dict) -> dict:
             raise JobError(f"工作节点 {socket.gethostname()} 无法使用沙箱：{_SANDBOX_CHECKED}")
     assignment = all_assignments()[job["assignment"]]
     limits = Limits.from_json(job["limits"])
+    if not _SWEPT:
+        _SWEPT = True
+        sweep_scratch(job.get("scratch"), max_age=limits.submission_timeout + STALE_MARGIN)
+    work = None
     try:
-        work = Path(tempfile.mkdtemp(prefix="autograder-job-", dir=job.get("scratch") or None))
+        work = Path(tempfile.mkdtemp(prefix=f"{JOB_PREFIX}{os.getpid()}-", dir=job.get("scratch") or None))  # 0700
+        lock = _hold(work)
     except OSError as exc:
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
         raise JobError(_io_reason(exc, job.get("scratch"))) from None
     try:
         try:
@@ -88,7 +107,6 @@ def grade_job(job: dict) -> dict:
                 submission = work / "submitted" / f"{job['notebook']}.ipynb"
                 submission.parent.mkdir()
                 submission.write_bytes(job["submission"])
-            os.chmod(work, 0o755)
         except OSError as exc:
             raise JobError(_io_reason(exc, str(work.parent))) from None
         t0 = time.monotonic()
@@ -97,9 +115,12 @@ def grade_job(job: dict) -> dict:
                                               limits=limits)
         except SandboxBroken as exc:  # never a grade: the machine, not the student, failed
             raise JobError(f"工作节点 {socket.gethostname()} 的沙箱无法隔离学生进程：{exc}") from None
+        except SystemError as exc:  # the interpreter's own failure (e.g. a CPython ast bug in a worker thread)
+            raise JobError(f"工作节点 {socket.gethostname()} 的 Python 解释器出错：{str(exc)[:200]}") from None
         total = time.monotonic() - t0
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        os.close(lock)
     result.fingerprint = job["fingerprint"]
     return {"result": result.to_json(),
             "timing": {"setup": round(t0 - t_begin, 4), "process_start_and_cells": round(start, 4),
@@ -111,3 +132,74 @@ def _io_reason(exc: OSError, where: str | None) -> str:
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return f"评分临时目录已满（{where or tempfile.gettempdir()}）：{exc.strerror}"
     return f"无法写入评分临时目录（{where or tempfile.gettempdir()}）：{exc}"
+
+
+def _hold(work: Path) -> int:
+    """Lock ``work`` for this process: the lock file appears under its final name only once it is locked."""
+    tmp = work / f"{LOCK_NAME}.{os.getpid()}"
+    fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.rename(tmp, work / LOCK_NAME)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def sweep_scratch(scratch: str | None, *, max_age: float) -> list[str]:
+    """Remove the job folders under ``scratch`` (default: the system temporary directory) left by dead processes.
+
+    A folder is left alone while its lock is held (its job is running, here or in another grading run).
+    A folder without a lock file is removed when the process named in it (``autograder-job-<pid>-...``) is
+    gone (it was killed while creating the folder), or, for an older grader's folder without a pid, when it
+    was last modified more than ``max_age`` seconds ago.  Returns the names of the removed folders.
+    """
+    base = Path(scratch or tempfile.gettempdir())
+    removed = []
+    try:
+        candidates = [p for p in base.iterdir() if p.name.startswith(JOB_PREFIX)]
+    except OSError:
+        return removed
+    now = time.time()
+    for folder in candidates:
+        try:
+            st = folder.lstat()
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            continue
+        try:
+            fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:  # being created (its process is alive), or its process died before locking it
+            if not _creator_alive(folder.name) or now - st.st_mtime > max_age:
+                shutil.rmtree(folder, ignore_errors=True)
+                removed.append(folder.name)
+            continue
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # held: a live job
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder.name)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _creator_alive(name: str) -> bool:
+    """Is the process that created job folder ``name`` (``autograder-job-<pid>-...``) still running?"""
+    pid = name[len(JOB_PREFIX):].split("-", 1)[0]
+    if not pid.isdigit():
+        return True  # an older grader's folder: only its age tells
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True

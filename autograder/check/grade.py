@@ -32,12 +32,17 @@ def grade_with_timing(assignment: Assignment, source: Path, submission: Path | N
     t0 = time.monotonic()
     try:
         return _grade(assignment, source, submission, student, sandbox=sandbox, limits=limits or Limits(), t0=t0)
-    except SandboxBroken:
-        raise
+    except (SandboxBroken, SystemError):
+        raise  # the machine or the interpreter, not the student: retried, never a grade
     except Exception as exc:  # noqa: BLE001 - recorded as this submission's outcome, never the batch's
         why = f"评分程序无法处理这份提交（{type(exc).__name__}: {clip(str(exc), 200)}）；请联系教师"
-        results = {case.id: CaseResult(False, reason=why) for case in assignment.cases}
-        return _scored(assignment, student, results, [why], [], time.monotonic() - t0), 0.0
+        return unjudged(assignment, student, why, time.monotonic() - t0), 0.0
+
+
+def unjudged(assignment: Assignment, student: str, why: str, seconds: float = 0.0) -> SubmissionResult:
+    """The result of a submission the trusted side could not judge: every case 0, ``why`` as the note."""
+    results = {case.id: CaseResult(False, reason=why) for case in assignment.cases}
+    return _scored(assignment, student, results, [why], [], seconds)
 
 
 def _grade(assignment: Assignment, source: Path, submission: Path | None, student: str, *, sandbox: bool,
@@ -85,19 +90,25 @@ def _grade(assignment: Assignment, source: Path, submission: Path | None, studen
 
 
 def _gate_validation(assignment: Assignment, results: dict[str, CaseResult]) -> None:
-    """Rejecting bad input counts only for a function that also computes: a validation case passes only if
-    its function passes its basic valid-input cases (:meth:`Assignment.basic_cases`)."""
+    """Rejecting bad input counts only for a function that also computes: a validation case passes only if its
+    function passes its basic valid-input cases (:meth:`Assignment.basic_cases`) AND at least half of its other
+    valid-input cases (the visible answers are known to every student: a lookup table of them must not unlock
+    the validation points)."""
     for fn in assignment.functions:
         basic = assignment.basic_cases(fn, expects_error)
-        failed = [c.id for c in basic if not results[c.id].passed]
-        if not basic or not failed:
+        valid = [c for c in assignment.cases if c.function == fn and c.kind != "mutant" and not expects_error(c)
+                 and c not in basic]
+        failed_basic = [c.id for c in basic if not results[c.id].passed]
+        passed_share = sum(results[c.id].passed for c in valid) / len(valid) if valid else 1.0
+        if not failed_basic and passed_share >= 0.5:
             continue
+        why = (f"没有通过基本用例（{'、'.join(failed_basic)}）" if failed_basic
+               else f"只通过了 {passed_share:.0%} 的其他合法输入用例（至少要一半）")
         for case in assignment.cases:
             if case.function == fn and expects_error(case) and results[case.id].passed:
                 r = results[case.id]
                 results[case.id] = CaseResult(False, r.call, r.expected, r.got,
-                                              f"函数拒绝了这个非法输入，但它没有通过基本用例（{'、'.join(failed)}）："
-                                              "只有在函数能正确计算时，拒绝非法输入的用例才计分")
+                                              f"函数拒绝了这个非法输入，但它{why}：只有在函数能正确计算时，拒绝非法输入的用例才计分")
 
 
 def _setup_notes(report: SetupReport, cell_errors: list[CellError]) -> list[str]:

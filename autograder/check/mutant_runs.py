@@ -8,11 +8,13 @@ trusted process, by :mod:`.mutants`.  Nothing is decided before all runs are don
 
 from __future__ import annotations
 
+import inspect
 import random
 from pathlib import Path
 
 import numpy as np
 
+from .. import reference
 from ..model import CaseResult, Limits, Outcome, SetupReport
 from ..sandbox import Session
 from ..sandbox.payload import wire
@@ -46,14 +48,22 @@ def _impl_handler(family: str, variant: str):
                 budget -= _items(kwargs[str(k)[:100]])
             if budget < 0:
                 raise wire.WireError("")
+            name = str(msg.get("fn"))
+            try:  # every implementation takes the reference's arguments; a wrong call says so, the same for all
+                inspect.signature(getattr(reference, name)).bind(*args, **kwargs)
+            except TypeError:
+                return {"ok": False, "exc_type": "TypeError", "msg": f"调用参数与 {name} 的签名不符"}
             with np.errstate(all="ignore"):
                 value = fn(*args, **kwargs)
             return {"ok": True, "value": wire.encode(value)}
         except wire.WireError:
             return {"ok": False, "exc_type": "ValueError",
                     "msg": f"评分时每次调用的输入最多 {MAX_IMPL_ITEMS} 个元素（或输入无法读取）"}
-        except Exception as exc:  # noqa: BLE001 - a planted bug may raise anything; pass it on as data
+        except ValueError as exc:  # the reference's own checks: the same words in every implementation
             return {"ok": False, "exc_type": type(exc).__name__, "msg": str(exc)[:500]}
+        except Exception as exc:  # noqa: BLE001 - a planted bug may raise anything: only its type crosses
+            # (messages of other errors name the planted function, e.g. "_bm_epsilon() takes ...")
+            return {"ok": False, "exc_type": type(exc).__name__, "msg": type(exc).__name__}
 
     return handle
 

@@ -30,6 +30,9 @@ from pathlib import Path
 
 from ..model import MAX_NOTEBOOK_BYTES
 
+MAX_JSON_OBJECTS = 100_000  # an honest notebook, figures and all, has a few thousand
+MAX_ANALYSED_CELL = 64 << 10  # characters of a cell that the trusted side parses (IPython transform, import rule)
+
 
 @dataclass
 class PreparedNotebook:
@@ -89,7 +92,13 @@ def _transformer():
 
 
 def to_python(source: str) -> str:
-    """A cell's text as the Python an IPython kernel would run (unchanged if IPython cannot transform it)."""
+    """A cell's text as the Python an IPython kernel would run (unchanged if IPython cannot transform it).
+
+    Cells over :data:`MAX_ANALYSED_CELL` characters are not transformed (nor scanned for imports): such a
+    cell is data, not an answer, and analysing it would cost the grader's memory.
+    """
+    if len(source) > MAX_ANALYSED_CELL:
+        return source
     if "%" not in source and "!" not in source and "?" not in source:
         return source  # nothing for IPython to transform (its transformers key on these characters)
     try:
@@ -126,7 +135,12 @@ def prepare(source_path: Path, submission_path: Path) -> PreparedNotebook:
         if size == 0:
             out.error = "提交的文件是空的（0 字节），无法评分：请在 JupyterLab 中保存笔记本后重新提交"
             return out
-        cells = read_cells(submission_path.read_text(encoding="utf-8"))
+        raw = submission_path.read_bytes()
+        if raw.count(b"{") > MAX_JSON_OBJECTS:  # bounded before parsing: millions of tiny cells cost gigabytes
+            out.error = (f"笔记本的结构过于庞大（超过 {MAX_JSON_OBJECTS} 个 JSON 对象），无法评分："
+                         "请提交 JupyterLab 保存的作业笔记本")
+            return out
+        cells = read_cells(raw.decode("utf-8"))
     except Exception as exc:  # noqa: BLE001 - any malformed file is a graded (zero) submission
         out.error = ("提交的文件不是可以读取的 Jupyter 笔记本（nbformat 4），无法评分"
                      f"（{type(exc).__name__}: {str(exc)[:200]}）：请提交 JupyterLab 保存的 .ipynb 文件")
@@ -209,9 +223,11 @@ def skip_unavailable_imports(code: str) -> tuple[str, list[tuple[int, str]]]:
     ``(line, module)`` of each skipped import.  Imports inside functions are left alone: they fail when
     the function runs, and only its cases are lost.
     """
+    if len(code) > MAX_ANALYSED_CELL:
+        return code, []
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except Exception:  # noqa: BLE001 - unparsable here: the sandbox reports the student's own error
         return code, []
     lines = code.split("\n")
     skipped = []
@@ -238,9 +254,11 @@ def skip_unavailable_imports(code: str) -> tuple[str, list[tuple[int, str]]]:
 
 def skipped_names(code: str, module: str) -> set[str]:
     """Names a skipped top-level import of ``module`` would have bound (for a clear failure reason)."""
+    if len(code) > MAX_ANALYSED_CELL:
+        return set()
     try:
         tree = ast.parse(to_python(code))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except Exception:  # noqa: BLE001 - as in skip_unavailable_imports
         return set()
     names = set()
     for node in tree.body:

@@ -3,22 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import fcntl
 import hashlib
 import json
 import os
+import re
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 from ..batch import pools
-from ..batch.collect import DEFAULT_REGEXP, find_submissions
-from ..batch.jobs import make_job
+from ..batch.collect import Collection, Submission, collect, shown
+from ..batch.jobs import STALE_MARGIN, make_job, sweep_scratch
+from ..batch.lms import parse_time
 from ..batch.progress import Progress
 from ..check import all_assignments
+from ..check.grade import unjudged
 from ..model import Limits, SubmissionResult
 from ..sandbox import self_test
 from ..store import report
-from ..store.outputs import OutputFolder
+from ..store.grades import GradeRow, write_grades_csv
+from ..store.outputs import OutputFolder, write_atomic
 
 PACKAGE = Path(__file__).resolve().parents[1]
 REPO = PACKAGE.parent
@@ -26,6 +33,10 @@ REPO = PACKAGE.parent
 
 class CannotGrade(RuntimeError):
     """Grading itself cannot run (missing input, no sandbox, broken gradebook ...)."""
+
+
+EXIT_OK, EXIT_FAILED, EXIT_NOT_GRADED = 0, 1, 3  # 2: CannotGrade (autograder.cli)
+LOCK_FILE = ".autograder-grade.lock"
 
 
 def grade_deciding_files() -> list[Path]:
@@ -44,11 +55,57 @@ def grader_version() -> str:
     return h.hexdigest()[:16]
 
 
-def _fingerprint(source: Path, notebook: Path | None, version: str) -> str:
+def _fingerprint(source: Path, notebook: Path | None, version: str, notes: list[str] | None = None) -> str:
     h = hashlib.sha256(version.encode())
     h.update(source.read_bytes())
     h.update(notebook.read_bytes() if notebook else b"<none>")
+    if notes:  # what collection tells the student (e.g. the file's unexpected name) is part of the result
+        h.update(json.dumps(notes, ensure_ascii=False).encode())
     return h.hexdigest()
+
+
+def lock_output(out: Path) -> int:
+    """Hold an exclusive lock on the output folder for this process's lifetime (released when it ends).
+
+    A second run on the same folder is refused at once, with a message naming the running one.
+    """
+    fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        holder = os.pread(fd, 64, 0).decode(errors="replace").strip()
+        os.close(fd)
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EACCES):
+            raise CannotGrade(f"无法锁定输出目录 {out}：{exc}") from None
+        raise CannotGrade(f"另一个 autograder grade（进程 {holder or '?'}）正在使用输出目录 {out}；"
+                          "两个评分进程同时写同一个成绩库会互相破坏。请等它结束后再运行（结束后重新运行只会补评未完成的提交）") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    return fd
+
+
+def _deadlines(values: list[str] | None, names) -> dict[str, datetime]:
+    """``--due [ASSIGNMENT=]YYYY-MM-DD[ HH:MM[:SS]]`` (repeatable) as a deadline per assignment."""
+    due: dict[str, datetime] = {}
+    for value in values or []:
+        name, _, when = value.rpartition("=")
+        at = parse_time(when.strip().replace(" ", "T", 1) if " " in when.strip() else when.strip())
+        if at is None or (name and name not in names):
+            raise CannotGrade(f"--due {value!r} 的格式应为 [作业名=]YYYY-MM-DD[THH:MM[:SS]]（作业名须是 {', '.join(names)} 之一）")
+        for n in ([name] if name else names):
+            due[n] = at
+    return due
+
+
+def _read_stamps(stamp_file: Path, db_url: str) -> dict:
+    """What generate_assignment already put into this gradebook (empty if unreadable or the SQLite file is gone)."""
+    if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///"):]).exists():
+        return {}
+    try:
+        stamps = json.loads(stamp_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stamps if isinstance(stamps, dict) else {}
 
 
 def grade(args: argparse.Namespace) -> int:
@@ -57,6 +114,10 @@ def grade(args: argparse.Namespace) -> int:
     Order matters for speed: the local workers get a head start on the first submissions (in cost
     order) while this process imports nbgrader and SQLAlchemy (~1.5 s) and opens the gradebook; a
     head-start result is kept only if the gradebook's ledger then says the submission is pending.
+
+    Exit status: 0 all graded; 1 some submissions could not be graded (infrastructure; rerun); 2 grading
+    could not run (:class:`CannotGrade`); 3 graded, but some files of the submissions folder were not
+    graded (listed at the end and in summary.html).
     """
     t_start = time.monotonic()
     solutions = Path(args.solutions or REPO / "solutions").resolve()
@@ -78,6 +139,14 @@ def grade(args: argparse.Namespace) -> int:
     else:
         print("autograder: 警告：--no-sandbox，学生代码不经隔离运行", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
+    lock = lock_output(out)
+    try:
+        return _grade_locked(args, t_start, solutions, out, subs_root, assignments, sandbox)
+    finally:
+        os.close(lock)
+
+
+def _grade_locked(args, t_start, solutions, out, subs_root, assignments, sandbox) -> int:
     db_url = _driver(args.db or f"sqlite:///{out / 'gradebook.db'}")
     log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     limits = Limits(call_timeout=args.call_timeout, memory_bytes=args.memory_mib << 20,
@@ -88,13 +157,25 @@ def grade(args: argparse.Namespace) -> int:
         if not sources[name].is_file():
             raise CannotGrade(f"找不到教师源 {sources[name]}")
 
+    due = _deadlines(args.due, list(assignments))
+    stale = sweep_scratch(args.scratch, max_age=args.submission_timeout + STALE_MARGIN)
+    if stale:
+        log(f"已删除 {len(stale)} 个中断的评分留下的临时目录")
+
     # 1. find submissions and their fingerprints, most expensive first
-    subs = find_submissions(subs_root, assignments, out / ".collected",
-                            regexp=args.collect_regexp or DEFAULT_REGEXP, warn=lambda m: log(f"警告：{m}"))
+    try:
+        collection = collect(subs_root, all_assignments(), out / ".collected", selected=set(assignments),
+                             regexp=args.collect_regexp, due=due)
+    except re.error as exc:
+        raise CannotGrade(f"--collect-regexp 不是合法的正则表达式：{exc}") from None
+    subs = collection.submissions
     if args.student:
         subs = [s for s in subs if s.student in set(args.student)]
+    if collection.not_graded:
+        log(f"找到 {len(subs)} 份提交；{len(collection.not_graded)} 个文件不评分（列表在最后）")
     version = grader_version()
-    entries = [(s, sources[s.assignment], _fingerprint(sources[s.assignment], s.notebook, version)) for s in subs]
+    entries = [(s, sources[s.assignment], _fingerprint(sources[s.assignment], s.notebook, version, s.notes))
+               for s in subs]
     entries.sort(key=lambda e: -_cost(assignments[e[0].assignment]))
     scratch = args.scratch
 
@@ -112,9 +193,10 @@ def grade(args: argparse.Namespace) -> int:
         from ..store import gradebook, ledger  # nbgrader, SQLAlchemy: imported while the head start runs
 
         # 2. nbgrader generate_assignment: puts each assignment (notebooks, grade cells) into the gradebook.
+        #    The stamps are written (atomically) only after it succeeded: a run killed during it generates again.
         course = out / ".nbgrader-course"
         stamp_file = course / "generated.json"
-        stamps = json.loads(stamp_file.read_text()) if stamp_file.exists() else {}
+        stamps = _read_stamps(stamp_file, db_url)
         todo = []
         for name in assignments:
             key = hashlib.sha256(sources[name].read_bytes() + db_url.encode()).hexdigest()
@@ -127,8 +209,10 @@ def grade(args: argparse.Namespace) -> int:
                 gradebook.generate(solutions, todo, course, db_url)
             except gradebook.GenerationError as exc:
                 raise CannotGrade(str(exc)) from None
-            course.mkdir(parents=True, exist_ok=True)
-            stamp_file.write_text(json.dumps(stamps))
+            except Exception as exc:  # noqa: BLE001 - nbgrader's own errors (e.g. a database it cannot use)
+                raise CannotGrade(f"nbgrader generate_assignment 失败（{type(exc).__name__}: {str(exc)[:500]}）；"
+                                  "问题解决后重新运行同一命令即可") from None
+            write_atomic(stamp_file, json.dumps(stamps))
 
         # 3. the ledger in the gradebook says what is committed
         try:
@@ -136,13 +220,15 @@ def grade(args: argparse.Namespace) -> int:
         except ledger.DatabaseUnavailable as exc:
             raise CannotGrade(str(exc)) from None
         try:
-            return _grade_pending(args, store, assignments, subs, entries, job_of, pool, OutputFolder(out), log, t_start)
+            return _grade_pending(args, store, assignments, collection, subs, entries, job_of, pool, OutputFolder(out),
+                                  log, t_start)
         except ledger.DatabaseUnavailable as exc:
             raise CannotGrade(str(exc)) from None
         finally:
             store.close()
     finally:
         pool.close()
+        sweep_scratch(args.scratch, max_age=args.submission_timeout + STALE_MARGIN)  # a killed worker's folder
 
 
 def _driver(url: str) -> str:
@@ -160,7 +246,18 @@ def _cost(a) -> int:
     return sum(20 if c.kind == "mutant" else 1 for c in a.cases)
 
 
-def _grade_pending(args, store, assignments, subs, entries, job_of, pool, outputs: OutputFolder, log, t_start) -> int:
+def _received(job: dict, payload: dict) -> SubmissionResult:
+    """The worker's result, checked to be of this job's student, assignment and fingerprint."""
+    result = SubmissionResult.from_json(payload["result"])
+    if (result.student, result.assignment, result.fingerprint) != (job["student"], job["assignment"], job["fingerprint"]):
+        raise ValueError("结果与评分任务不符")
+    return result
+
+
+def _grade_pending(args, store, assignments, collection: Collection, subs: list[Submission], entries, job_of, pool,
+                   outputs: OutputFolder, log, t_start) -> int:
+    from ..store import ledger  # already imported by grade() (nbgrader): no cost here
+
     names = list(assignments)
     committed = store.fingerprints(names)
     pending = [e for e in entries if args.force or committed.get((e[0].student, e[0].assignment)) != e[2]]
@@ -187,6 +284,7 @@ def _grade_pending(args, store, assignments, subs, entries, job_of, pool, output
     failed: list[str] = []
     totals = {"process_start_and_cells": 0.0, "calls_and_checks": 0.0, "setup": 0.0, "grade": 0.0, "db": 0.0}
     wanted_keys = {(e[0].student, e[0].assignment, e[2]) for e in pending}
+    by_key = {(s.student, s.assignment): s for s in subs}
     for job, payload, error in pool.run(jobs_iter, wanted=wanted_keys):
         name = f"{job['student']}/{job['assignment']}"
         if error is not None:
@@ -194,9 +292,26 @@ def _grade_pending(args, store, assignments, subs, entries, job_of, pool, output
             progress.tick(f"{name}：未能评分（{error}）")
             continue
         a = assignments[job["assignment"]]
-        result = SubmissionResult.from_json(payload["result"])
         td = time.monotonic()
-        store.record(result, a.notebook, report.comment_text(result))
+        try:
+            result = _received(job, payload)
+            result.notes += by_key[(result.student, result.assignment)].notes  # what collection found (e.g. the file name)
+            store.record(result, a.notebook, report.comment_text(result))
+        except ledger.DatabaseUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 - this submission's outcome, recorded; never the batch's end
+            why = f"评分结果无法读取或写入（{type(exc).__name__}: {str(exc)[:200]}）；请联系教师"
+            log(f"警告：{name}：{why}")
+            result = unjudged(a, job["student"], why)
+            result.fingerprint = job["fingerprint"]
+            try:
+                store.record(result, a.notebook, report.comment_text(result))
+            except ledger.DatabaseUnavailable:
+                raise
+            except Exception as again:  # noqa: BLE001 - nothing recorded: report it like an infrastructure failure
+                failed.append(name)
+                progress.tick(f"{name}：未能记录（{type(again).__name__}）")
+                continue
         totals["db"] += time.monotonic() - td
         for k, v in payload.get("timing", {}).items():
             totals[k] = totals.get(k, 0.0) + v
@@ -208,11 +323,15 @@ def _grade_pending(args, store, assignments, subs, entries, job_of, pool, output
         progress.tick(f"{name}：{result.score:g}/{result.max_score:g} 分（{result.seconds:.1f} 秒{note}）")
     wall = time.monotonic() - t_start
 
-    # 5. nbgrader CSV export and the instructor summary over all committed results
-    store.export_csv(outputs.root / "grades.csv")
-    outputs.write_summary({n: a.title for n, a in assignments.items()}, store.results(names))
+    # 5. grades.csv (this run's submissions), nbgrader's own export, the instructor summary
+    committed_results = store.results(names)
+    _write_grades(outputs.root / "grades.csv", entries, committed_results)
+    store.export_csv(outputs.root / "gradebook-export.csv")
+    not_graded = [n.to_json() for n in collection.not_graded]
+    outputs.write_summary({n: a.title for n, a in assignments.items()}, committed_results, not_graded)
     graded = len(pending) - len(failed)
-    stats = {"graded": graded, "failed": failed, "wall_seconds": round(wall, 3), "workers": pool.workers,
+    stats = {"graded": graded, "failed": failed, "not_graded": not_graded, "wall_seconds": round(wall, 3),
+             "workers": pool.workers,
              "per_submission_seconds": {k: round(v / graded, 4) for k, v in totals.items()} if graded else {},
              "submissions_per_minute": round(60.0 * graded / wall, 2) if wall > 0 and graded else 0.0}
     outputs.write_run(stats)
@@ -221,9 +340,43 @@ def _grade_pending(args, store, assignments, subs, entries, job_of, pool, output
         log(f"本次评分 {graded} 份，用时 {wall:.1f} 秒（{stats['submissions_per_minute']:.1f} 份/分钟，{pool.workers} 个工作进程）；"
             f"每份平均：启动沙箱与执行单元 {ps['process_start_and_cells']:.2f} 秒，调用与检查 {ps['calls_and_checks']:.2f} 秒，"
             f"写成绩库 {ps['db']:.3f} 秒")
+    problems = _report_not_graded(collection)
     if failed:
         log(f"错误：{len(failed)} 份提交未能评分（原因见上方日志），成绩库中没有它们的新成绩；"
             f"问题解决后重新运行同一命令即可只补评这些提交：{'，'.join(failed[:20])}")
-        return 1
+        return EXIT_FAILED
     log(f"完成：{outputs.root / 'grades.csv'}，{outputs.root / 'summary.html'}，反馈在 {outputs.root / 'feedback'}")
-    return 0
+    if problems:
+        print(f"autograder: 未评分：{problems} 个文件没有评分（列表见上方和 summary.html），退出状态 {EXIT_NOT_GRADED}",
+              file=sys.stderr, flush=True)
+        return EXIT_NOT_GRADED
+    return EXIT_OK
+
+
+def _write_grades(path: Path, entries, results: list[SubmissionResult]) -> None:
+    """grades.csv: the committed result of each submission of this run whose fingerprint is current."""
+    by_key = {(r.student, r.assignment): r for r in results}
+    rows = []
+    for s, _, fp in entries:
+        r = by_key.get((s.student, s.assignment))
+        if r is not None and r.fingerprint == fp:
+            rows.append(GradeRow(s.student, s.display_name, s.assignment, r.score, r.max_score,
+                                 s.submitted_at if s.notebook else None, s.time_source if s.notebook else "",
+                                 s.late, s.file))
+    write_grades_csv(path, rows)
+
+
+def _report_not_graded(collection: Collection) -> int:
+    """Print every file that was not graded, with its reason (names escaped); return how many need attention."""
+    problems = collection.problems
+    aside = [n for n in collection.not_graded if not n.problem]
+    if problems:
+        print(f"未评分的文件（{len(problems)} 个，需要处理）：", file=sys.stderr)
+        for n in problems:
+            print(f"  {shown(n.file)}：{n.reason}", file=sys.stderr)
+    if aside:
+        print(f"已略过的文件（{len(aside)} 个，无需处理）：", file=sys.stderr)
+        for n in aside:
+            print(f"  {shown(n.file)}：{n.reason}", file=sys.stderr)
+    sys.stderr.flush()
+    return len(problems)

@@ -35,6 +35,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,13 @@ from .payload import wire
 
 
 _F_SETPIPE_SZ, _PIPE_SIZE = 1031, 1 << 16
+
+
+def _cell_error(error: object) -> dict[str, str]:
+    """A cell's error as the runner reported it, kept only as bounded text (it comes from the sandbox)."""
+    if not isinstance(error, dict):
+        return {"type": "?", "tb": ""}
+    return {"type": str(error.get("type"))[:100], "tb": str(error.get("tb"))[:4000]}
 
 
 class SandboxBroken(RuntimeError):
@@ -82,7 +90,7 @@ class Session:
         self.limits = limits or Limits()
         self.report = SetupReport()
         self.proc: subprocess.Popen | None = None
-        self._buf = b""
+        self._reset_buffer()
         self._next_id = 0
         self._cgroup: SandboxCgroups | None = None
         self._started = False
@@ -108,7 +116,7 @@ class Session:
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      env=environment(), cwd=cwd, start_new_session=True, preexec_fn=preexec(self.limits, [], False),
                                      close_fds=True)
-        self._buf = b""
+        self._reset_buffer()
 
     def _fork_child(self) -> None:
         """Fork mode: (re)start the zygote sandbox if needed, then ask it for a fresh child."""
@@ -125,7 +133,7 @@ class Session:
                                          env=environment(), start_new_session=True,
                                          preexec_fn=preexec(limits, self._cgroup.procs_files(), self._cgroup.limits_processes()),
                                          close_fds=True)
-            self._buf = b""
+            self._reset_buffer()
             hello = {"op": "zygote", "notebook": self.notebook.name if self.notebook else None,
                      "scratch_bytes": self.limits.scratch_bytes, "keep": self._kept_paths()}
             if not self._send(hello):
@@ -236,12 +244,38 @@ class Session:
             return now + cpu_seconds, None
         return now + self.limits.wall_backstop(cpu_seconds), used + cpu_seconds
 
+    def _reset_buffer(self) -> None:
+        self._lines: deque[bytes] = deque()  # complete lines not yet handed out
+        self._partial = bytearray()  # the start of the next line
+
+    def _take(self, chunk: bytes) -> bool:
+        """Split a chunk read from the pipe into lines, looking only at the new bytes (linear in what arrives);
+        False when the current line grows past the wire format's limit."""
+        parts = chunk.split(b"\n")
+        if len(parts) > 1:
+            self._partial += parts[0]
+            self._lines.append(bytes(self._partial))
+            self._lines.extend(parts[1:-1])
+            self._partial = bytearray(parts[-1])
+        else:
+            self._partial += chunk
+        return len(self._partial) <= wire.MAX_LINE and all(len(line) <= wire.MAX_LINE for line in parts[1:-1])
+
     def _recv(self, deadline: float, cpu_limit: float | None = None) -> dict | str:
-        """Next message, or "timeout" (wall ``deadline`` or CPU time ``cpu_limit`` reached) / "crash" / "protocol"."""
+        """Next message, or "timeout" (wall ``deadline`` or CPU time ``cpu_limit`` reached) / "crash" / "protocol".
+
+        The limits are checked before every message, also when messages keep arriving (a flood of lines
+        must not keep the grader busy past them)."""
         if self.proc is None or self.proc.stdout is None:
             return "crash"
+        if time.monotonic() >= deadline:
+            return "timeout"
+        if cpu_limit is not None:
+            used = self._cpu()
+            if used is not None and used >= cpu_limit:
+                return "timeout"
         fd = self.proc.stdout.fileno()
-        while b"\n" not in self._buf:
+        while not self._lines:
             left = deadline - time.monotonic()
             if left <= 0:
                 return "timeout"
@@ -256,10 +290,9 @@ class Session:
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 return "crash"
-            self._buf += chunk
-            if len(self._buf) > wire.MAX_LINE:
+            if not self._take(chunk):
                 return "protocol"
-        line, _, self._buf = self._buf.partition(b"\n")
+        line = self._lines.popleft()
         try:
             return wire.loads(line)
         except wire.WireError:
@@ -283,6 +316,12 @@ class Session:
                 deadline = min(time.monotonic() + self.limits.setup_timeout, self.deadline)
                 current: int | None = None
                 cell_deadline, cell_cpu = deadline, None
+                # what the runner may say, in this order only: cell_start/cell_done for each cell sent, then ready;
+                # isolate_error only as the very first answer (before any student code ran).  Student code runs
+                # inside a cell and can write to the pipe, so anything else ends the sandbox as a protocol error.
+                order = [c["index"] for c in cells]
+                position = 0
+                first = True
                 msg: dict | str = "crash"
                 while ok:
                     if current is None:
@@ -292,20 +331,25 @@ class Session:
                     if isinstance(msg, str):
                         ok = False
                         break
-                    op = msg.get("op")
-                    if op == "cell_start":
-                        current = msg.get("index")
-                        cell_deadline, cell_cpu = self._limits_for(self.limits.cell_timeout)
-                    elif op == "cell_done":
-                        if msg.get("error"):
-                            self.report.cell_errors[msg.get("index")] = msg["error"]
-                        current = None
-                    elif op == "isolate_error":
+                    op, index = msg.get("op"), msg.get("index")
+                    if first and op == "isolate_error" and self.fork:
                         self.kill()
                         raise SandboxBroken(str(msg.get("why"))[:300])
-                    elif op == "ready":
+                    first = False
+                    expected = order[position] if position < len(order) else None
+                    if op == "cell_start" and current is None and type(index) is int and index == expected:
+                        current = index
+                        cell_deadline, cell_cpu = self._limits_for(self.limits.cell_timeout)
+                    elif op == "cell_done" and current is not None and type(index) is int and index == current:
+                        error = msg.get("error")
+                        if error:
+                            self.report.cell_errors[current] = _cell_error(error)
+                        current = None
+                        position += 1
+                    elif op == "ready" and current is None and position == len(order):
                         return True
                     else:
+                        msg = "protocol"
                         ok = False
                         break
                 why = msg if isinstance(msg, str) else "crash"
@@ -317,7 +361,7 @@ class Session:
                 if current is None or current in self.report.skipped:
                     self.report.skipped[-1] = why  # the process itself could not start
                     return False
-                self.report.skipped[current] = "超时" if why == "timeout" else "进程退出或被杀死"
+                self.report.skipped[current] = {"timeout": "超时", "protocol": "向评分程序发出了不合规定的消息"}.get(why, "进程退出或被杀死")
             return False
         finally:
             self.start_seconds += time.monotonic() - t0

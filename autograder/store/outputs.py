@@ -52,11 +52,12 @@ class OutputFolder:
         write_atomic(self.root / "feedback" / result.student / result.assignment / f"{notebook}.html",
                      report.feedback_html(title, result, policy))
 
-    def write_summary(self, titles: dict[str, str], results: list[SubmissionResult]) -> dict[str, Any]:
-        """``summary.json`` and ``summary.html`` over these results."""
+    def write_summary(self, titles: dict[str, str], results: list[SubmissionResult],
+                      not_graded: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """``summary.json`` and ``summary.html`` over these results, with the files this run did not grade."""
         data = report.summary(titles, results)
         write_atomic(self.root / "summary.json", json.dumps(data, ensure_ascii=False, indent=1))
-        write_atomic(self.root / "summary.html", report.summary_html(data))
+        write_atomic(self.root / "summary.html", report.summary_html(data, not_graded))
         return data
 
     def write_run(self, stats: dict[str, Any]) -> None:

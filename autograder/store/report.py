@@ -86,6 +86,9 @@ def summary(titles: dict[str, str], results: list[SubmissionResult]) -> dict[str
     return out
 
 
-def summary_html(data: dict[str, Any]) -> str:
-    """The instructor's summary page of :func:`summary`'s data."""
-    return _env().get_template("summary.html").render(data=data)
+def summary_html(data: dict[str, Any], not_graded: list[dict[str, Any]] | None = None) -> str:
+    """The instructor's summary page of :func:`summary`'s data, and the files of this run that were not graded
+    (``{"file", "reason", "problem"}``; problems first)."""
+    rows = sorted(not_graded or [], key=lambda n: not n["problem"])
+    return _env().get_template("summary.html").render(data=data, not_graded=rows,
+                                                      problems=sum(1 for n in rows if n["problem"]))

@@ -9,7 +9,9 @@
   with ``launch_buttons.thebe: false``; its ``env-before-read-docs`` hook adds an inline
   ``const THEBE_JS_URL = ...`` that can be emitted twice per page (a console error: "Identifier
   'THEBE_JS_URL' has already been declared") and points at a CDN the offline course never uses.
-* scripts and style sheets registered twice are emitted once.
+* scripts and style sheets registered twice are emitted once;
+* ``_static/a11y.js``: accessible names for the theme's icon buttons and navigation toggles (checked by
+  the axe-core audit, tests/book/test_accessibility.py); ``_static/course.css``: page-wide styles.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ def _theme_options(app: Sphinx, config: Any) -> None:
     search_options = dict(config.html_search_options or {})
     search_options.setdefault("dict", str(Path(__file__).resolve().parent / "search_terms.txt"))
     config.html_search_options = search_options
+    static = str(Path(__file__).resolve().parent.parent / "_static")
+    if static not in config.html_static_path:
+        config.html_static_path.append(static)
 
 
 def _dedupe_assets(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
@@ -61,4 +66,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _theme_options)
     app.connect("builder-inited", _drop_thebe)
     app.connect("html-page-context", _dedupe_assets, priority=999)  # after handlers that add page scripts
+    app.add_js_file("a11y.js", loading_method="defer")
+    app.add_css_file("course.css")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -115,6 +115,10 @@ class quiz_explanation(nodes.General, nodes.Element):
     """The explanation of one option, with its verdict."""
 
 
+class quiz_status(nodes.General, nodes.Element):
+    """A visually hidden live region: quiz.js writes the verdict of each pick into it for screen readers."""
+
+
 def _attrs(node: nodes.Element) -> dict[str, str]:
     return {k: v for k, v in node.attributes.items() if k.startswith("data-") or k in ("role", "aria-label", "aria-live")}
 
@@ -209,7 +213,9 @@ class QuizGroupDirective(SphinxDirective):
         opts["role"] = "group"
         opts["aria-label"] = f"{label} 的选项"
         feedback = quiz_feedback()
-        feedback["aria-live"] = "polite"
+        status = quiz_status()
+        status["role"] = "status"
+        status["aria-live"] = "polite"
         for i, option in enumerate(entry["options"]):
             letter = LETTERS[i]
             correct = bool(option.get("correct"))
@@ -232,6 +238,7 @@ class QuizGroupDirective(SphinxDirective):
             explanation += self._parse_block(option["explanation"], ["quiz-explanation-body"])
             feedback += explanation
         node += opts
+        node += status
         node += feedback
         return node
 
@@ -267,6 +274,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         (quiz_options, "div", "quiz-options"),
         (quiz_feedback, "div", "quiz-feedback"),
         (quiz_explanation, "div", "quiz-explanation"),
+        (quiz_status, "p", "quiz-status"),
     ):
         translators[node_cls] = _visit_div(tag, base)
     translators[quiz_option] = (_visit_option, _depart_option)

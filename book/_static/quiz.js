@@ -24,6 +24,12 @@
       if (on) { shown = e; }
     });
     quiz.setAttribute("data-answered", correct ? "right" : "wrong");
+    // Screen readers hear the verdict from the quiz's live region (role=status).
+    var status = quiz.querySelector(".quiz-status");
+    if (status && shown) {
+      var verdict = shown.querySelector(".quiz-verdict");
+      status.textContent = verdict ? verdict.textContent.replace(/^[✔✘]\s*/, "") : (correct ? "回答正确" : "回答错误");
+    }
     // Math was typeset at load time; typeset again only if MathJax skipped hidden content.
     if (shown) { typesetHidden(shown); }
   }

@@ -45,8 +45,10 @@ def oracle_failures(nb_path, assignment) -> set[str]:
             if not ok:
                 failed.add(case.id)
                 break
-    for fn in assignment.functions:  # validation cases count only for a function that passes its basic cases
-        if any(c.id in failed for c in assignment.basic_cases(fn, expects_error)):
+    for fn in assignment.functions:  # validation cases count only for a function that computes (grade._gate_validation)
+        basic = assignment.basic_cases(fn, expects_error)
+        valid = [c for c in assignment.cases if c.function == fn and c.kind != "mutant" and not expects_error(c) and c not in basic]
+        if any(c.id in failed for c in basic) or (valid and sum(c.id not in failed for c in valid) < 0.5 * len(valid)):
             failed |= {c.id for c in assignment.cases if c.function == fn and expects_error(c)}
     return failed
 

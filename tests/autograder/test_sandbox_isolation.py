@@ -358,7 +358,7 @@ def shared_files():
             ("sklearn_write", lambda: open(os.path.join(sk, "mark"), "w").write("x")),
             ("dev_full_utime", lambda: os.utime("/dev/full", ns=(123456789, 123456789))),
             ("dev_null_utime_now", lambda: os.utime("/dev/null")),
-            ("dev_null_chmod", lambda: os.chmod("/dev/null", 0o666)),
+            ("dev_full_chmod", lambda: os.chmod("/dev/full", 0o600)),  # a mode it does not have: visible on the host
             ("ptmx_utime", lambda: os.utime("/dev/pts/ptmx")),
             ("dev_new_file", lambda: open("/dev/mark", "w").write("x"))):
         try:
@@ -391,11 +391,12 @@ def test_host_devices_and_the_sklearn_mask_are_read_only(reuse):
             assert set(v.values()) <= {1, 13, 30}, v  # EPERM, EACCES, EROFS
     finally:
         s.close()
-    for d, st in before.items():
-        now = os.stat(d)
-        assert (now.st_mode, now.st_mtime_ns, now.st_atime_ns) == (st.st_mode, st.st_mtime_ns, st.st_atime_ns) or \
-            now.st_mtime_ns >= st.st_mtime_ns and now.st_mode == st.st_mode  # the host's own writes may touch it
-        assert now.st_mtime_ns != 123456789
+        changed = {d: st for d, st in before.items() if os.stat(d).st_mode != st.st_mode}
+        for d, st in changed.items():  # put the host back before failing
+            os.chmod(d, st.st_mode & 0o7777)
+    assert not changed, f"the sandbox changed the host's {sorted(changed)}"
+    for d in before:
+        assert os.stat(d).st_mtime_ns != 123456789  # the time set from inside never reached the host
 
 
 def test_a_child_that_cannot_isolate_itself_stops_grading(monkeypatch, tmp_path):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import subprocess
 import sys
 import threading
@@ -53,6 +54,25 @@ def book_html(book_build: BookBuild) -> Path:
     """The built site (``_build/html``); fails the test when the build failed."""
     assert book_build.returncode == 0, "构建失败，日志见 artifacts/book-build.log:\n" + book_build.log[-4000:]
     return book_build.html
+
+
+@pytest.fixture(scope="session")
+def instructor_html(book_html: Path) -> Path:
+    """The instructor edition (``make book-instructor``) built once into ``_build/instructor``.
+
+    It runs after the public build (``book_html``) and reuses its execution cache.
+    """
+    out = ROOT / "_build" / "instructor"
+    proc = subprocess.run(
+        [str(JUPYTER_BOOK), "build", ".", "--path-output", str(out), "--warningiserror", "--nitpick", "--keep-going"],
+        cwd=ROOT, env=dict(os.environ, COURSE_INSTRUCTOR="1"), capture_output=True, text=True, errors="replace",
+        timeout=1800,
+    )
+    log = proc.stdout + proc.stderr
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    (ROOT / "artifacts" / "book-build-instructor.log").write_text(log, encoding="utf-8")
+    assert proc.returncode == 0, "教师版构建失败，日志见 artifacts/book-build-instructor.log:\n" + log[-4000:]
+    return out / "_build" / "html"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

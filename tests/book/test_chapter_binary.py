@@ -68,7 +68,7 @@ def test_quiz_group_is_the_last_thing_on_the_page(page: str, group: str) -> None
 def test_roc_page_embeds_two_offline_animations() -> None:
     text = _text("roc")
     assert text.count("display(roc_animation(") == 2
-    assert "to_jshtml" in text and "stylesheet" in text  # the external stylesheet link is stripped
+    assert "frame_player(anim" in text  # coursebook.animation: palette frames, loaded when played
 
 
 # --- the numbers the pages state, recomputed independently -----------------------------------------
@@ -121,7 +121,7 @@ def test_reference_rejects_invalid_inputs_with_messages() -> None:
 @pytest.mark.slow
 def test_built_pages(book_html: Path) -> None:
     roc = (book_html / "book" / "binary" / "roc.html").read_text(encoding="utf-8")
-    assert roc.count("new Animation(frames") == 2
+    assert roc.count('class="animation course-anim"') == 2  # coursebook.animation.frame_player
     assert "font-awesome" not in roc
     for page, numbers in (("pr", range(5, 9)), ("probability", range(9, 13))):
         html = (book_html / "book" / "binary" / f"{page}.html").read_text(encoding="utf-8")

@@ -59,8 +59,11 @@ def test_roc_animations_play_without_a_kernel(browser, site_url):
             n_frames = int(slider.get_attribute("max")) + 1
             assert n_frames >= 5, f"animation {k} has only {n_frames} frames"
             first_src = image.get_attribute("src")
-            assert first_src and first_src.startswith("data:image/"), "frames must be embedded in the page"
-            anim.locator("button[title='Play'], button[aria-label='Play']").first.click()
+            assert first_src and first_src.startswith("data:image/"), "the poster frame is inline in the page"
+            frames = (anim.get_attribute("data-frames") or "").split()
+            assert len(frames) == n_frames and not any(f.startswith("data:") for f in frames), \
+                "the other frames are files, loaded only when the animation plays"
+            anim.locator("button[data-action='play'], button[title='Play'], button[aria-label='Play']").first.click()
             tab.wait_for_function(
                 "([s, last]) => parseInt(s.value) === last",
                 arg=[slider.element_handle(), n_frames - 1],

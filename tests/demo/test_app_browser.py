@@ -181,6 +181,27 @@ def _assert_no_traceback(pg) -> None:
     assert "Traceback" not in body and 'File "' not in body
 
 
+def test_demo_has_a_favicon_and_no_request_fails(app_url):
+    """The tab shows the course icon; no request of the page (favicon included) fails."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        try:
+            pg = browser.new_page()
+            failed: list[str] = []
+            pg.on("response", lambda r: failed.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+            pg.on("requestfailed", lambda r: failed.append(f"failed: {r.url}"))
+            pg.goto(app_url, wait_until="networkidle")
+            icon = pg.evaluate("() => document.querySelector('link[rel=icon]') && document.querySelector('link[rel=icon]').href")
+            assert icon == app_url + "favicon.svg"
+            response = pg.request.get(icon)
+            assert response.ok and response.headers["content-type"].startswith("image/svg+xml")
+            assert not failed, failed
+        finally:
+            browser.close()
+
+
 def test_tab1_numbers_follow_the_reference_and_auc_ignores_pi(page):
     pg = page
     _wait_state(pg, "t1-state", status="ok", pi="0.50", threshold="0.50")

@@ -196,6 +196,26 @@ def kill(proc: subprocess.Popen) -> None:
     proc.wait(timeout=30)
 
 
+def scratch_dir(tmp_path: Path) -> Path:
+    """A scratch folder of the test's own (``--scratch``): what a run leaves in it is visible, and no other run's."""
+    d = tmp_path / "scratch"
+    d.mkdir(exist_ok=True)
+    return d
+
+
+def wait_busy(scratch: Path, n: int, timeout: float = 60) -> None:
+    """Wait until ``n`` jobs are inside their scratch folders (so a kill now interrupts them)."""
+    deadline = time.monotonic() + timeout
+    while sum(1 for p in scratch.iterdir() if p.name.startswith("autograder-job-")) < n and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def assert_no_scratch_left(scratch: Path) -> None:
+    """No job folder (it holds the instructor's solution) survives a run, whatever was killed during it."""
+    left = sorted(p.name for p in scratch.iterdir())
+    assert left == [], f"job folders left behind: {left}"
+
+
 def assert_same(snap: dict, reference: dict) -> None:
     assert snap["n_submissions"] == reference["n_submissions"], "submissions lost or doubled"
     assert snap["n_grades"] == reference["n_grades"], "grade rows lost or doubled"

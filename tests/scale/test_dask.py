@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from .conftest import assert_same, grade_cmd, snapshot, wait_committed
+from .conftest import assert_no_scratch_left, assert_same, grade_cmd, scratch_dir, snapshot, wait_busy, wait_committed
 
 pytestmark = pytest.mark.slow
 
@@ -23,12 +23,14 @@ def cluster():
         yield lc, client
 
 
-def test_dask_cluster_with_a_worker_killed(corpus, reference, backend, cluster):
+def test_dask_cluster_with_a_worker_killed(corpus, reference, backend, cluster, tmp_path):
     lc, client = cluster
     client.wait_for_workers(3, timeout=60)
-    cmd = grade_cmd(corpus, backend.out, *backend.args(), "--scheduler", lc.scheduler_address)
+    scratch = scratch_dir(tmp_path)
+    cmd = grade_cmd(corpus, backend.out, *backend.args(), "--scheduler", lc.scheduler_address, "--scratch", str(scratch))
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wait_committed(backend.url, 2, proc)
+    wait_busy(scratch, 3)  # every worker inside a job, the killed one too
     pids = client.run(os.getpid)
     os.kill(next(iter(pids.values())), signal.SIGKILL)  # the nanny restarts it; Dask reruns only its task
     _, err = proc.communicate(timeout=300)
@@ -36,3 +38,4 @@ def test_dask_cluster_with_a_worker_killed(corpus, reference, backend, cluster):
     assert "Dask 集群" in err
     assert "已断开；Dask 会在其他工作进程上重新运行" in err  # the lost worker is announced
     assert_same(snapshot(backend.url), reference)
+    assert_no_scratch_left(scratch)

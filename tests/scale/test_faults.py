@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from .conftest import assert_same, grade_cmd, run, snapshot, wait_committed
+from .conftest import assert_no_scratch_left, assert_same, grade_cmd, run, scratch_dir, snapshot, wait_busy, wait_committed
 
 pytestmark = pytest.mark.slow
 
@@ -33,10 +33,12 @@ def _children(pid: int) -> list[tuple[int, str]]:
     return out
 
 
-def test_worker_crash(corpus, reference, backend):
-    cmd = grade_cmd(corpus, backend.out, *backend.args())
+def test_worker_crash(corpus, reference, backend, tmp_path):
+    scratch = scratch_dir(tmp_path)
+    cmd = grade_cmd(corpus, backend.out, *backend.args(), "--scratch", str(scratch))
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wait_committed(backend.url, 2, proc)
+    wait_busy(scratch, 2)  # both workers inside a job: the killed one and the one the pool ends with it
     workers = [pid for pid, cmdline in _children(proc.pid) if "spawn_main" in cmdline]
     assert workers, "no worker process found"
     os.kill(workers[0], signal.SIGKILL)
@@ -44,6 +46,7 @@ def test_worker_crash(corpus, reference, backend):
     assert proc.returncode == 0, err[-3000:]
     assert "一个评分工作进程意外退出" in err and "重新评分未完成的" in err
     assert_same(snapshot(backend.url), reference)
+    assert_no_scratch_left(scratch)  # the killed worker's folder, and those of the workers the pool ended with it
 
 
 def test_database_briefly_unavailable(corpus, reference, backend, request):

@@ -7,18 +7,20 @@ import subprocess
 
 import pytest
 
-from .conftest import assert_same, grade_cmd, kill, run, snapshot, wait_committed
+from .conftest import assert_no_scratch_left, assert_same, grade_cmd, kill, run, scratch_dir, snapshot, wait_busy, wait_committed
 
 pytestmark = pytest.mark.slow
 
 
-def test_sigkill_and_resume(corpus, reference, backend):
+def test_sigkill_and_resume(corpus, reference, backend, tmp_path):
     total = len(reference["ledger"])
-    cmd = grade_cmd(corpus, backend.out, *backend.args())
+    scratch = scratch_dir(tmp_path)
+    cmd = grade_cmd(corpus, backend.out, *backend.args(), "--scratch", str(scratch))
     seen = 0
     for k in (3, 12):  # kill early, then kill the rerun half way
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         n = wait_committed(backend.url, k, proc)
+        wait_busy(scratch, 1)  # a worker inside a job
         kill(proc)
         assert seen <= n < total, "the run should have been killed half way"
         seen = n
@@ -28,6 +30,7 @@ def test_sigkill_and_resume(corpus, reference, backend):
     regraded = int(proc.stderr.split("需要评分 ")[1].split(" 份")[0])
     assert 0 < regraded <= total - seen, "committed submissions must be skipped, the rest regraded"
     assert_same(snapshot(backend.url), reference)
+    assert_no_scratch_left(scratch)  # the rerun removed what the killed runs left
     # derived files are complete too
     assert len(list((backend.out / "results").glob("*/*.json"))) == total
     rows = list(csv.DictReader((backend.out / "grades.csv").open(encoding="utf-8")))

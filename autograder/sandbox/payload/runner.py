@@ -69,15 +69,18 @@ class _Sink:
 
 class _IPythonStandIn:
     """What ``get_ipython()`` returns in the sandbox: magics, shell commands and display do nothing,
-    except that the cell magics that run their body as Python in the notebook's namespace
-    (``%%time``, ``%%capture``) run it there, as a kernel would."""
+    except that the magics that run Python in the notebook's namespace (``%time``, ``%timeit`` once,
+    ``%%time``, ``%%capture``) run it there, as a kernel would."""
 
     _RUN_BODY = ("time", "capture")
 
     def __init__(self, ns):
         self._ns = ns
 
-    def run_line_magic(self, *args, **kwargs):
+    def run_line_magic(self, name="", line="", *args, **kwargs):
+        if name == "time" or (name == "timeit" and not line.lstrip().startswith("-")):
+            # "%time NAME = f(x)" binds NAME in a kernel: run the statement (once) in the notebook's namespace
+            exec(compile(line, "<单元>", "exec"), self._ns)  # noqa: S102 - this is the sandbox
         return None
 
     def run_cell_magic(self, name, line="", body="", *args, **kwargs):

@@ -1,0 +1,210 @@
+"""Page weight and speed of every page of the built site, as a phone on 4G loads it (``make bench-pages``).
+
+Serves ``_build/html`` (built by ``make book``) on 127.0.0.1 with gzip, as a static host does, and runs
+Lighthouse (npm, pinned in ``bench/package.json``) against Debian's chromium (``CHROME_PATH``) on every
+page of ``_toc.yml`` plus the search page, with Lighthouse's mobile profile: simulated slow 4G
+(150 ms RTT, 1.6 Mbit/s) and a 4x slower CPU, i.e. a mid-range phone.  For each page it prints the
+performance score, Largest Contentful Paint, Total Blocking Time, the number of requests and the bytes
+transferred (compressed) before any interaction, the HTML's own size and the largest resource, so a
+regression shows which page grew.  The peer, measured in the same run, is a plain page with the same
+text and no style, script or image: ``LCP / plain`` tells how much the course's theme, math and
+figures cost over bare text on the same machine.
+
+Targets (issue 16): score >= 90 and <= 1 MB transferred on every page.  Exit status 1 if a page misses one.
+
+    .venv/bin/python bench/bench_pages.py [--pages roc,intro] [--json artifacts/bench-pages.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gzip
+import http.server
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "_build" / "html"
+LIGHTHOUSE = ROOT / "bench" / "node_modules" / "lighthouse" / "cli" / "index.js"
+CHROMIUM = "/usr/bin/chromium"
+CHROME_FLAGS = "--headless=new --no-sandbox --disable-gpu --disable-quic --no-first-run " \
+               "--disable-background-networking --disable-component-update --disable-sync"
+COMPRESSIBLE = {".html", ".js", ".css", ".svg", ".json", ".xml", ".txt", ".map", ".ipynb", ".md"}
+TARGET_SCORE = 90
+TARGET_BYTES = 1_000_000
+PEER = "_bench_plain_peer.html"
+
+
+class GzipHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files; text types gzip-compressed when the client accepts it (as a static host does)."""
+
+    _cache: dict[tuple[str, float], bytes] = {}
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def send_head(self):  # noqa: D102 - http.server hook
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (accepts and path.is_file() and path.suffix in COMPRESSIBLE):
+            return super().send_head()
+        key = (str(path), path.stat().st_mtime)
+        body = self._cache.get(key)
+        if body is None:
+            body = self._cache[key] = gzip.compress(path.read_bytes(), compresslevel=6)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "max-age=600")
+        self.end_headers()
+        import io
+
+        return io.BytesIO(body)
+
+
+def toc_pages() -> list[str]:
+    """Every page of ``_toc.yml`` (``book/binary/roc.html``, ...), then the search page."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    pages = [toc["root"]]
+
+    def walk(entries: list | None) -> None:
+        for entry in entries or []:
+            if "file" in entry:
+                pages.append(entry["file"])
+            walk(entry.get("sections"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    return [f"{p}.html" for p in pages] + ["search.html"]
+
+
+def write_peer(site: Path) -> str:
+    """A plain page with the text of the introduction and nothing else; returns its name."""
+    html = (site / "book" / "intro.html").read_text(encoding="utf-8")
+    main = re.search(r"<article[^>]*>(.*?)</article>", html, re.S)
+    text = re.sub(r"<[^>]+>", " ", main.group(1) if main else html)
+    text = re.sub(r"\s+", " ", text).strip()
+    (site / PEER).write_text(f'<!doctype html><html lang="zh-CN"><meta charset="utf-8"><meta name="viewport" '
+                             f'content="width=device-width"><title>plain</title><p>{text}</p></html>', encoding="utf-8")
+    return PEER
+
+
+@dataclass
+class PageResult:
+    page: str
+    score: float
+    lcp_ms: float
+    tbt_ms: float
+    requests: int
+    transfer_bytes: int
+    html_bytes: int
+    largest: str
+    largest_bytes: int
+
+
+REPORTS = ROOT / "artifacts" / "bench-pages"
+
+
+def lighthouse(url: str, name: str) -> dict:
+    """One Lighthouse run (performance only, mobile profile, simulated throttling); the JSON report.
+
+    The full report is kept as ``artifacts/bench-pages/<name>.json`` (open it in Lighthouse's viewer to see why).
+    """
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    if True:
+        out = REPORTS / (name.replace("/", "_").removesuffix(".html") + ".json")
+        env = dict(os.environ, CHROME_PATH=CHROMIUM)
+        proc = subprocess.run(
+            ["node", str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}",
+             "--only-categories=performance", "--form-factor=mobile", "--throttling-method=simulate",
+             f"--chrome-flags={CHROME_FLAGS}"],
+            env=env, capture_output=True, text=True, timeout=300,
+        )
+        if proc.returncode != 0 or not out.is_file():
+            raise RuntimeError(f"lighthouse failed on {url}: {proc.stderr[-2000:]}")
+        return json.loads(out.read_text(encoding="utf-8"))
+
+
+def summarize(page: str, report: dict) -> PageResult:
+    audits = report["audits"]
+    items = audits["network-requests"]["details"]["items"]
+    biggest = max(items, key=lambda i: i.get("transferSize", 0))
+    document = next((i for i in items if i.get("resourceType") == "Document"), items[0])
+    return PageResult(
+        page=page,
+        score=round(100 * (report["categories"]["performance"]["score"] or 0), 1),
+        lcp_ms=audits["largest-contentful-paint"]["numericValue"],
+        tbt_ms=audits["total-blocking-time"]["numericValue"],
+        requests=len(items),
+        transfer_bytes=int(audits["total-byte-weight"]["numericValue"]),
+        html_bytes=int(document.get("transferSize", 0)),
+        largest=biggest["url"].rsplit("/", 1)[-1].split("?")[0][:38],
+        largest_bytes=int(biggest.get("transferSize", 0)),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", help="comma-separated substrings of page paths to measure (default: all)")
+    parser.add_argument("--json", type=Path, default=ROOT / "artifacts" / "bench-pages.json")
+    args = parser.parse_args(argv)
+    if not (SITE / "index.html").is_file():
+        sys.exit("先运行 make book（找不到 _build/html）")
+    if not LIGHTHOUSE.is_file():
+        sys.exit("先运行 make bench-pages（npm 安装 bench/package.json 中的 Lighthouse）")
+    pages = toc_pages()
+    if args.pages:
+        keys = args.pages.split(",")
+        pages = [p for p in pages if any(k in p for k in keys)]
+    peer = write_peer(SITE)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(GzipHandler, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}/"
+    results: list[PageResult] = []
+    load_before = os.getloadavg()[0]
+    try:
+        plain = summarize("(plain text peer)", lighthouse(base + peer, "plain-peer"))
+        for page in pages:
+            results.append(summarize(page, lighthouse(base + page, page)))
+            print(f"  measured {page}", file=sys.stderr, flush=True)
+    finally:
+        server.shutdown()
+        (SITE / peer).unlink(missing_ok=True)
+
+    header = (f"{'page':<36} {'score':>5} {'LCP s':>6} {'LCP/plain':>9} {'TBT ms':>7} {'req':>4} "
+              f"{'KB sent':>8} {'HTML KB':>8}  largest resource (KB)")
+    print(header)
+    print("-" * len(header))
+    failing = []
+    for r in [plain, *results]:
+        flag = ""
+        if r is not plain and (r.score < TARGET_SCORE or r.transfer_bytes > TARGET_BYTES):
+            flag = "  <-- misses the target"
+            failing.append(r.page)
+        print(f"{r.page:<36} {r.score:>5.0f} {r.lcp_ms / 1000:>6.2f} {r.lcp_ms / plain.lcp_ms:>9.2f} {r.tbt_ms:>7.0f} "
+              f"{r.requests:>4} {r.transfer_bytes / 1000:>8.0f} {r.html_bytes / 1000:>8.1f}  "
+              f"{r.largest} ({r.largest_bytes / 1000:.0f}){flag}")
+    print(f"load average (1 min) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores: "
+          "Lighthouse scales the CPU time it observes, so a busy machine lowers LCP/TBT scores; bytes and requests do not vary")
+    worst = max(results, key=lambda r: r.transfer_bytes)
+    print(f"\n{len(results)} pages; lowest score {min(r.score for r in results):.0f} (target >= {TARGET_SCORE}); "
+          f"heaviest {worst.page} {worst.transfer_bytes / 1000:.0f} KB (target <= {TARGET_BYTES / 1000:.0f} KB)")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps([asdict(r) for r in [plain, *results]], ensure_ascii=False, indent=1), encoding="utf-8")
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

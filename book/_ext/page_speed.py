@@ -1,0 +1,154 @@
+"""Sphinx extension: lighter pages for readers on a phone (measured by ``bench/bench_pages.py``).
+
+After an HTML build, every page is rewritten once (idempotent):
+
+* Font Awesome: pydata-sphinx-theme loads ``fontawesome.js`` (1.5 MB, about 540 kB compressed, and a
+  long main-thread task that swaps every ``<i class="fa-...">`` for an SVG).  The site uses about twenty
+  icons; they become ``_static/course-speed.css``: one CSS mask per icon, made from the same icon paths
+  (read from the theme's ``fontawesome.js``), about 10 kB;
+* search: the theme loads Sphinx's search tools and the whole search index (``searchindex.js``, 170 kB)
+  synchronously in the head of EVERY page, for an as-you-type search the course does not use; only
+  ``search.html`` keeps them (the search box of every page submits to it);
+* the other scripts of the head (doctools, clipboard, copy and toggle buttons, translations, ...) no
+  longer block the first paint: they get ``defer`` (they keep their order and still run before
+  ``DOMContentLoaded``; the inline settings between them are plain variables read later).  Only
+  ``documentation_options.js`` stays synchronous: an inline script right after it writes to it;
+* MathJax typesets lazily on the site (its ``ui/lazy`` component): a formula is typeset when it comes
+  near the viewport, so a page with many formulas does not spend seconds of a phone's CPU on the ones
+  below the fold.  Every formula still gets its ``mjx-container`` at once, and MathJax typesets all of
+  them before printing (the PDF edition calls ``lazyTypesetAll`` before it prints);
+* figures (``_images/*.png``) load lazily (``loading="lazy"``), with their pixel size as ``width`` and
+  ``height`` so that the page does not jump when they arrive: a phone downloads only the figures the
+  reader scrolls to.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+#: Bump when the rewriting below changes: pages already written are then written (and rewritten) again.
+VERSION = "3"
+
+ICONS_CSS = "course-speed.css"  # the icons and the sizing rule of lazy figures
+FONTAWESOME_TAG = re.compile(r'<script defer src="(?P<prefix>[^"]*?)_static/scripts/fontawesome\.js[^"]*"></script>')
+SEARCH_TAGS = re.compile(r'\s*<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)"></script>')
+BLOCKING_SCRIPT = re.compile(r'<script (?![^>]*\b(?:defer|async|type=)[^>]*>)([^>]*\bsrc="(?![^"]*documentation_options\.js)[^"]+"[^>]*)></script>')
+FIGURE_IMG = re.compile(r'<img (?![^>]*\bloading=)([^>]*?\bsrc="(?P<src>[^"]*_images/[^"]+\.png)"[^>]*?)\s*/?>')
+ICON_CLASS = re.compile(r"\bfa-([a-z0-9]+(?:-[a-z0-9]+)*)")
+_ICON_DEF = re.compile(r'(?:"([a-z0-9-]+)"|\b([a-z][a-z0-9]*)):\[(\d+),(\d+),\[[^\]]*\],"[0-9a-f]+","(M[^"]+)"\]')
+_NOT_ICONS = {"solid", "regular", "brands", "lg", "xs", "sm", "xl", "2x", "3x", "fw", "spin", "flip-horizontal"}
+
+
+def solid_icons(fontawesome_js: str) -> dict[str, tuple[int, int, str]]:
+    """``{name: (width, height, svg_path)}`` of the solid icon set defined in the theme's ``fontawesome.js``."""
+    start = fontawesome_js.rfind('d("fas",p)')
+    block_end = start if start != -1 else len(fontawesome_js)
+    block_start = fontawesome_js.rfind("var p={", 0, block_end)
+    icons = {}
+    for match in _ICON_DEF.finditer(fontawesome_js, block_start, block_end):
+        name = match.group(1) or match.group(2)
+        icons[name] = (int(match.group(3)), int(match.group(4)), match.group(5))
+    return icons
+
+
+def icons_css(names: set[str], icons: dict[str, tuple[int, int, str]]) -> str:
+    """CSS that draws each named icon in the current text colour (a mask over ``currentColor``)."""
+    rules = [
+        "/* Icons of the course site: Font Awesome Free solid icons (CC BY 4.0) as CSS masks; see book/_ext/page_speed.py */",
+        # the theme's CSS gives these classes the Font Awesome web font: not needed any more, never downloaded
+        ".fa,.fas,.fa-solid,.far,.fa-regular,.fab,.fa-brands{display:inline-block;font-style:normal;line-height:1;"
+        "vertical-align:-0.125em;font-family:inherit!important}",
+        ".fa-lg{font-size:1.25em;line-height:.05em;vertical-align:-.075em}",
+        "img[data-size=intrinsic]{max-width:100%;height:auto}",  # lazy figures: width/height give the ratio only
+    ]
+    for name in sorted(names):
+        if name not in icons:
+            continue
+        width, height, path = icons[name]
+        svg = f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {width} {height}'><path d='{path}'/></svg>"
+        rules.append(f".fa-{name}::before{{--i:url(\"data:image/svg+xml,{quote(svg, safe=' =:/,.-')}\");content:'';"
+                     f"display:inline-block;height:1em;width:{width / height:.4g}em;background-color:currentColor;"
+                     "-webkit-mask:var(--i) no-repeat center/contain;mask:var(--i) no-repeat center/contain}")
+    return "\n".join(rules) + "\n"
+
+
+def _lazy_math(app: Sphinx, sphinx_config: Any) -> None:
+    config = dict(sphinx_config.mathjax3_config or {})
+    loader = dict(config.get("loader") or {})
+    loader["load"] = sorted(set(loader.get("load") or []) | {"ui/lazy"})
+    config["loader"] = loader
+    sphinx_config.mathjax3_config = config
+
+
+def png_size(path: Path) -> tuple[int, int] | None:
+    """Width and height of a PNG file from its header, or None if it is not a readable PNG."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(24)
+    except OSError:
+        return None
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def lazy_figures(html: str, page: Path) -> str:
+    """``loading="lazy"``, ``decoding="async"`` and the pixel size on every figure image of a page."""
+
+    def one(match: re.Match[str]) -> str:
+        attrs = match.group(1)
+        size = png_size((page.parent / match.group("src")).resolve())
+        extra = ' loading="lazy" decoding="async" data-size="intrinsic"'
+        if size and "width=" not in attrs and "height=" not in attrs:
+            extra += f' width="{size[0]}" height="{size[1]}"'
+        return f"<img {attrs}{extra} />"
+
+    return FIGURE_IMG.sub(one, html)
+
+
+def _lighten(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    fontawesome = outdir / "_static" / "scripts" / "fontawesome.js"
+    pages = sorted(outdir.rglob("*.html"))
+    used: set[str] = set()
+    for script in ("pydata-sphinx-theme.js", "sphinx-book-theme.js"):
+        path = outdir / "_static" / "scripts" / script
+        if path.is_file():
+            used |= set(ICON_CLASS.findall(path.read_text(encoding="utf-8", errors="replace")))
+    texts = {}
+    for page in pages:
+        texts[page] = page.read_text(encoding="utf-8")
+        used |= set(ICON_CLASS.findall(texts[page]))
+    if fontawesome.is_file():
+        icons = solid_icons(fontawesome.read_text(encoding="utf-8"))
+        (outdir / "_static" / ICONS_CSS).write_text(icons_css(used - _NOT_ICONS, icons), encoding="utf-8")
+    changed = 0
+    for page, text in texts.items():
+        new = FONTAWESOME_TAG.sub(lambda m: f'<link rel="stylesheet" href="{m.group("prefix")}_static/{ICONS_CSS}" />', text)
+        if page.name != "search.html" or page.parent != outdir:
+            new = SEARCH_TAGS.sub("", new)
+            head_end = new.find("</head>")
+            new = BLOCKING_SCRIPT.sub(r"<script defer \1></script>", new[:head_end]) + new[head_end:]
+            new = lazy_figures(new, page)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+            changed += 1
+    logger.info(f"page_speed: {changed} pages without fontawesome.js and the search index")
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the post-build step (after the other build-finished steps that rewrite pages)."""
+    app.add_config_value("course_page_speed_version", VERSION, "html")
+    app.connect("config-inited", _lazy_math)
+    app.connect("build-finished", _lighten, priority=900)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,42 @@
+/* Accessible names for controls of the theme (pydata/book theme, myst-nb) that lack one or whose
+ * name does not contain their visible text (WCAG 2.5.3, 4.1.2).  Registered by book/_ext/course_site.py;
+ * the audit is tests/book/test_accessibility.py (axe-core).  No dependencies, no network. */
+(function () {
+  "use strict";
+
+  function fix() {
+    // Search buttons: their visible text ("搜索 Ctrl+K") is their name; the shorter aria-label hid it.
+    document.querySelectorAll("button.search-button__button[aria-label]").forEach(function (b) {
+      b.removeAttribute("aria-label");
+    });
+    // Colour-mode switch: icon-only; its name and tooltip say what it does, in Chinese.  The icons'
+    // own titles (one of them English) would count as its text, so they go.
+    document.querySelectorAll(".theme-switch-button").forEach(function (b) {
+      b.setAttribute("aria-label", "切换颜色模式（亮色、暗色、跟随系统）");
+      b.setAttribute("data-bs-title", "切换颜色模式");
+      b.querySelectorAll("[data-mode]").forEach(function (icon) {
+        icon.setAttribute("aria-hidden", "true");
+        icon.removeAttribute("title");                 // <i>, before Font Awesome turns it into <svg>
+        icon.removeAttribute("aria-labelledby");
+        icon.querySelectorAll("title").forEach(function (t) { t.remove(); });   // <svg>, after it
+      });
+    });
+    // Collapsible chapters of the navigation: the toggle names the chapter it opens.
+    document.querySelectorAll("nav details > summary").forEach(function (s) {
+      if (s.textContent.trim()) { return; }
+      var link = s.parentElement.parentElement.querySelector(":scope > a");
+      var title = link ? link.textContent.trim() : "";
+      s.setAttribute("aria-label", title ? "展开或收起“" + title + "”的小节" : "展开或收起小节");
+    });
+    // Hidden code cells (myst-nb): the visible "显示代码" is the name, not an English aria-label.
+    document.querySelectorAll("details.hide summary[aria-label]").forEach(function (s) {
+      if (s.textContent.trim()) { s.removeAttribute("aria-label"); }
+    });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", fix);
+  } else {
+    fix();
+  }
+})();

@@ -1,0 +1,160 @@
+"""The real ``autograder grade`` on downloads named as Canvas, Moodle and Blackboard name them, on a folder with
+odd names, links and ids next to a zip, and with two runs on one output folder."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.lms_downloads import (A1, NB1, blackboard_receipt, solution, symlink, untouched, write_file, write_zip)
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[2]
+AUTOGRADER = str(REPO / ".venv" / "bin" / "autograder")
+FULL = 54.0
+
+
+def grade(subs: Path, out: Path, *extra: str, only_a1: bool = True) -> subprocess.CompletedProcess:
+    cmd = [AUTOGRADER, "grade", str(subs), "--out", str(out), *(["--assignment", A1] if only_a1 else []), *extra]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+
+
+def rows(out: Path) -> dict[str, dict]:
+    with open(out / "grades.csv", newline="", encoding="utf-8") as fh:
+        got = list(csv.DictReader(fh))
+    assert len({(r["student_id"], r["assignment"]) for r in got}) == len(got)
+    return {r["student_id"]: r for r in got}
+
+
+def feedback(out: Path, student: str) -> str:
+    return (out / "feedback" / student / A1 / NB1.replace(".ipynb", ".html")).read_text(encoding="utf-8")
+
+
+def test_canvas_download(tmp_path):
+    z = write_zip(tmp_path / "submissions.zip", {
+        f"smithjohn_101_5001_{NB1}": untouched(),                               # first submission
+        f"smithjohn_late_101_5002_{NB1[:-6]}-1.ipynb": solution(),              # late re-submission, renamed by Canvas
+        f"张三_102_5003_{NB1[:-6]} (1).ipynb": solution(),                        # a browser's second download
+        "wangwu_103_5004_answers.pdf": b"%PDF-1.4",
+    })
+    run = grade(z, tmp_path / "out")
+    assert run.returncode == 3, run.stderr[-3000:]
+    got = rows(tmp_path / "out")
+    assert set(got) == {"101", "102"}
+    assert float(got["101"]["score"]) == FULL and got["101"]["late"] == "yes" and got["101"]["student_name"] == "smithjohn"
+    assert got["101"]["submitted_at"] == "2026-05-01 12:00:00" and got["101"]["time_source"] == "zip_entry"
+    assert float(got["102"]["score"]) == FULL and got["102"]["late"] == "no" and got["102"]["student_name"] == "张三"
+    assert "threshold_metrics (1).ipynb" in feedback(tmp_path / "out", "102")
+    assert "'submissions.zip:wangwu_103_5004_answers.pdf'：不是 .ipynb 笔记本" in run.stderr
+    assert "'submissions.zip:smithjohn_101_5001_threshold_metrics.ipynb'：较早的提交" in run.stderr
+    assert "autograder: 未评分：1 个文件没有评分" in run.stderr.splitlines()[-1]
+    summary = (tmp_path / "out" / "summary.html").read_text(encoding="utf-8")
+    assert "未评分的文件（2 个，其中 1 个需要处理）" in summary and "wangwu_103_5004_answers.pdf" in summary
+    assert json.loads((tmp_path / "out" / "run.json").read_text(encoding="utf-8"))["not_graded"][0]["problem"] is True
+    with open(tmp_path / "out" / "gradebook-export.csv", encoding="utf-8") as fh:
+        assert {"student_id", "assignment", "score"} <= set(next(csv.reader(fh)))
+
+
+def test_moodle_download_folders(tmp_path):
+    """An extracted Moodle "Download all submissions" tree: a folder per participant, one of them planting a path
+    that names another participant; a flat file of a student downloaded without folders."""
+    subs = tmp_path / "COURSE-PS1-77"
+    write_file(subs / "Bob Li_202_assignsubmission_file" / NB1, solution())
+    write_file(subs / "Alice Wang_201_assignsubmission_file" / NB1, solution())
+    write_file(subs / "Alice Wang_201_assignsubmission_file" / "202" / A1 / NB1, untouched())
+    write_file(subs / "陈晨_203_assignsubmission_file_" / "我的作业.ipynb", solution())  # Moodle 3.x folder name
+    write_file(subs / f"Dan Zhou_204_assignsubmission_file_{NB1}", untouched())
+    run = grade(subs, tmp_path / "out")
+    assert run.returncode == 3, run.stderr[-3000:]
+    got = rows(tmp_path / "out")
+    assert set(got) == {"202", "203", "204"}  # Alice's two different notebooks: a collision, refused
+    assert float(got["202"]["score"]) == FULL and got["202"]["time_source"] == "file_mtime"
+    assert float(got["203"]["score"]) == FULL and "我的作业.ipynb" in feedback(tmp_path / "out", "203")
+    assert float(got["204"]["score"]) < FULL
+    assert "'Alice Wang_201_assignsubmission_file/202/ps1_threshold_metrics/threshold_metrics.ipynb'：冲突" in run.stderr
+
+
+def test_blackboard_download(tmp_path):
+    def attempt(user, when, files):
+        prefix = f"PS1 Threshold metrics_{user}_attempt_{when}"
+        out = {f"{prefix}_{stored}": data for stored, data in files}
+        out[f"{prefix}.txt"] = blackboard_receipt(user.title(), user, "PS1 Threshold metrics", when,
+                                                  [(stored, f"{prefix}_{stored}") for stored, _ in files])
+        return out
+
+    z = write_zip(tmp_path / "gradebook_PS1.zip", {
+        **attempt("jdoe", "2026-05-02-08-00-00", [(f"{NB1[:-6]} (1).ipynb", solution())]),
+        **attempt("jdoe", "2026-04-30-21-00-00", [(NB1, untouched())]),
+        **attempt("mlee", "2026-04-30-22-15-00", [(NB1, solution())]),
+    })
+    run = grade(z, tmp_path / "out", "--due", "2026-05-01T23:59")
+    assert run.returncode == 0, run.stderr[-3000:]  # the older attempt is set aside, the receipts are read
+    got = rows(tmp_path / "out")
+    assert set(got) == {"jdoe", "mlee"}
+    assert float(got["jdoe"]["score"]) == FULL and got["jdoe"]["submitted_at"] == "2026-05-02 08:00:00"
+    assert got["jdoe"]["time_source"] == "lms_name" and got["jdoe"]["late"] == "yes" and got["mlee"]["late"] == "no"
+    assert "threshold_metrics (1).ipynb" in feedback(tmp_path / "out", "jdoe")
+    assert "已略过的文件（1 个，无需处理）" in run.stderr and "未评分：" not in run.stderr
+
+
+def test_folder_with_odd_names_links_and_ids_next_to_a_zip(tmp_path):
+    subs = tmp_path / "subs"
+    write_file(subs / "s001" / A1 / f"{NB1[:-6]} (1).ipynb", solution())            # browser-renamed
+    symlink(subs / "s002", subs / "s001")                                            # a classmate's folder
+    symlink(subs / "s003" / A1, REPO / "solutions" / A1)                             # the solutions
+    write_file(subs / "s004\n" / A1 / NB1, solution())                               # id with a newline
+    write_file(subs / "s005" / A1 / NB1, untouched())
+    write_file(subs / "s005" / A1 / "\x1b[2J\x1b[31mx.ipynb", solution())            # escape sequences
+    write_zip(subs / "lms.zip", {f"s006_attempt_2026-05-02T10-00-00_{NB1}": solution(),
+                                 f"s006_{NB1}": untouched()})                         # plain first upload sorts last
+    run = grade(subs, tmp_path / "out", only_a1=False)
+    assert run.returncode == 3, run.stderr[-3000:]
+    got = rows(tmp_path / "out")
+    assert set(got) == {"s001", "s005", "s006"}  # one row per graded submission: no rows for other assignments
+    assert {r["assignment"] for r in got.values()} == {A1}
+    assert float(got["s001"]["score"]) == FULL and float(got["s006"]["score"]) == FULL
+    assert float(got["s005"]["score"]) < FULL
+    fb = feedback(tmp_path / "out", "s001")
+    assert "threshold_metrics (1).ipynb" in fb and "没有找到提交的笔记本" not in fb
+    assert "\x1b" not in run.stderr and "\\x1b[2J\\x1b[31mx.ipynb" in run.stderr
+    for link in ("'s002'：符号链接", "'s003/ps1_threshold_metrics'：符号链接", "既不是合法的学号"):
+        assert link in run.stderr
+    assert "'s004\\n/ps1_threshold_metrics/threshold_metrics.ipynb'" in run.stderr
+
+
+def test_two_runs_on_one_output_folder_and_a_kill_during_generate(tmp_path):
+    subs = tmp_path / "subs"
+    write_file(subs / "s001" / A1 / NB1, solution())
+    out = tmp_path / "out"
+    cmd = [AUTOGRADER, "grade", str(subs), "--out", str(out), "--assignment", A1]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = sorted((p.wait(timeout=600), p.stderr.read()) for p in procs)
+    assert [code for code, _ in results] == [0, 2], results
+    assert "正在使用输出目录" in results[1][1] and "Traceback" not in results[1][1]
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and "需要评分 0 份" in again.stderr, again.stderr[-3000:]
+
+    out2 = tmp_path / "out2"
+    cmd2 = [AUTOGRADER, "grade", str(subs), "--out", str(out2), "--assignment", A1]
+    proc = subprocess.Popen(cmd2, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not (out2 / ".nbgrader-course" / "source" / A1).exists():  # nbgrader generate_assignment has begun
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.01)
+    time.sleep(0.5)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    rerun = subprocess.run(cmd2, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert float(rows(out2)["s001"]["score"]) == FULL
+    stamps = out2 / ".nbgrader-course" / "generated.json"
+    stamps.write_text(stamps.read_text(encoding="utf-8")[:10], encoding="utf-8")  # a write cut short
+    last = subprocess.run(cmd2 + ["--force"], capture_output=True, text=True, timeout=600)
+    assert last.returncode == 0, last.stderr[-3000:]

@@ -1,0 +1,160 @@
+"""Accessibility of every page: an axe-core audit in Debian's chromium, light and dark mode (the theme's
+stored colour mode, ``localStorage.mode``, set to ``dark``).
+
+axe-core is the npm package pinned in ``tests/a11y/package.json`` (installed by ``make setup``); it is
+injected into each page with Playwright's ``add_script_tag(path=...)``.  A page passes with zero
+*serious* or *critical* violations.  Pages with quizzes are audited with one option of every quiz
+picked, so the verdicts and explanations are audited too (colour contrast included).  Light mode runs
+every rule; dark mode, which changes only colours, runs the colour rules.  The instructor
+edition is audited on the pages where it differs from the public one (the instructor-only blocks).
+
+The quizzes are also operated with the keyboard alone: Tab reaches every option, Enter picks it, and
+the verdict is announced in a polite live region.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+from .test_quiz_browser import SHOTS, open_page
+from .test_site_browser import PAGES
+
+pytestmark = pytest.mark.slow
+
+AXE = ROOT / "tests" / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
+BLOCKING = ("serious", "critical")
+#: Dark mode changes colours only: there the audit runs the colour rules (the others ran in light mode).
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+
+
+def _require_axe() -> None:
+    if not AXE.is_file():
+        pytest.fail(f"找不到 {AXE.relative_to(ROOT)}（make setup 会用 npm 安装 tests/a11y/package.json 中的 axe-core）")
+
+
+def audit(browser, url: str, dark: bool) -> list[str]:
+    """Serious and critical axe violations of the page at ``url`` (after picking an option of each quiz)."""
+    ctx, tab, problems = open_page(browser, url, viewport={"width": 1280, "height": 900}, color_scheme="light")
+    try:
+        if dark:  # the reader's stored choice, as the theme's colour-mode switch leaves it
+            tab.evaluate("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark')")
+            tab.reload(wait_until="load")
+            tab.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
+            tab.evaluate("MathJax.startup.promise")
+        assert tab.evaluate("document.documentElement.dataset.theme") == ("dark" if dark else "light")
+        quizzes = tab.locator(".quiz")
+        for i in range(quizzes.count()):
+            quizzes.nth(i).locator(".quiz-option").first.click()
+        tab.add_script_tag(path=str(AXE))
+        options = {"resultTypes": ["violations"]}
+        if dark:
+            options["runOnly"] = {"type": "rule", "values": COLOUR_RULES}
+        result = tab.evaluate("options => axe.run(document, options)", options)
+        found = []
+        for v in result["violations"]:
+            if v["impact"] in BLOCKING:
+                targets = "; ".join(" ".join(n["target"]) if isinstance(n["target"][0], str) else json.dumps(n["target"])
+                                    for n in v["nodes"][:5])
+                found.append(f"{v['impact']} {v['id']} ({len(v['nodes'])}×): {v['help']} — {targets}")
+        return found + problems
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+@pytest.mark.parametrize("page", PAGES)
+def test_page_has_no_serious_accessibility_violation(browser, site_url, page, mode):
+    _require_axe()
+    violations = audit(browser, f"{site_url}/{page}", dark=mode == "dark")
+    assert not violations, f"{page} ({mode}):\n" + "\n".join(violations)
+
+
+def _instructor_pages(site: Path) -> list[str]:
+    return sorted(str(p.relative_to(site)) for p in site.rglob("*.html")
+                  if 'class="instructor-only' in p.read_text(encoding="utf-8"))
+
+
+def test_instructor_only_pages_have_no_serious_accessibility_violation(browser, instructor_html):
+    import functools
+    import http.server
+    import threading
+
+    from .conftest import _QuietHandler
+
+    _require_axe()
+    pages = _instructor_pages(instructor_html)
+    assert pages, "the instructor edition shows no instructor-only block"
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             functools.partial(_QuietHandler, directory=str(instructor_html)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        report = []
+        for page in pages:
+            for dark in (False, True):
+                report += [f"{page} ({'dark' if dark else 'light'}): {v}"
+                           for v in audit(browser, f"http://127.0.0.1:{server.server_port}/{page}", dark)]
+        assert not report, "\n".join(report)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_quizzes_work_with_the_keyboard_and_announce_the_verdict(browser, site_url):
+    ctx, tab, problems = open_page(browser, f"{site_url}/book/binary/pr.html", viewport={"width": 1280, "height": 900})
+    try:
+        quiz = tab.locator(".quiz").first
+        options = quiz.locator(".quiz-option")
+        status = quiz.locator("[role=status], [aria-live]").first
+        assert status.get_attribute("aria-live") in ("polite", "assertive")
+        for i in range(options.count()):
+            name = options.nth(i).evaluate("b => b.textContent.trim()")
+            assert name, f"option {i} has no accessible name"
+        # Tab reaches every option (formulas inside an option may be tab stops of their own, for MathJax's
+        # explorer); Enter and Space pick the focused one
+        def tab_to(i: int) -> None:
+            target = options.nth(i).get_attribute("data-option")
+            for _ in range(12):
+                if tab.evaluate("document.activeElement.classList.contains('quiz-option') && "
+                                "document.activeElement.dataset.option") == target:
+                    return
+                tab.keyboard.press("Tab")
+            raise AssertionError(f"Tab never reached option {target}")
+
+        correct = [i for i in range(options.count()) if options.nth(i).get_attribute("data-correct") == "true"][0]
+        wrong = 0 if correct else 1
+        options.first.focus()
+        tab_to(wrong)
+        tab.keyboard.press("Enter")
+        tab.wait_for_function("s => s.textContent.includes('回答错误')", arg=status.element_handle())
+        options.first.focus()
+        tab_to(correct)
+        tab.keyboard.press("Space")
+        tab.wait_for_function("s => s.textContent.includes('回答正确')", arg=status.element_handle())
+        assert options.nth(correct).get_attribute("aria-pressed") == "true"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        quiz.screenshot(path=str(SHOTS / "quiz-keyboard.png"))
+        assert not problems, problems
+    finally:
+        ctx.close()
+
+
+def test_every_page_reflows_at_phone_width(browser, site_url):
+    """WCAG 1.4.10 (reflow): at 375 px no page scrolls sideways; wide formulas and tables scroll in their box."""
+    ctx = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True)
+    tab = ctx.new_page()
+    try:
+        wide = {}
+        for page in PAGES:
+            tab.goto(f"{site_url}/{page}", wait_until="load")
+            tab.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
+            tab.evaluate("MathJax.startup.promise")
+            overflow = tab.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            if overflow > 1:
+                wide[page] = overflow
+        assert not wide, f"pages wider than 375 px (px too wide): {wide}"
+    finally:
+        ctx.close()
