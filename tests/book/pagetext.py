@@ -122,7 +122,11 @@ def link_problems(page: Path, article: Tag, site: Path) -> list[str]:
         parts = urlsplit(href)
         if parts.scheme or href.startswith("//"):
             continue
-        target = page.resolve() if not parts.path else (page.parent / unquote(parts.path)).resolve()
+        if parts.path.startswith("/"):  # site-absolute (the 404 page's links): from the site's root
+            root = next((d for d in page.resolve().parents if (d / "_static").is_dir()), page.parent)
+            target = (root / unquote(parts.path).lstrip("/")).resolve()
+        else:
+            target = page.resolve() if not parts.path else (page.parent / unquote(parts.path)).resolve()
         if target.is_dir():
             target = target / "index.html"
         if not target.is_file():
