@@ -35,6 +35,7 @@ SOLUTION = notebook_bytes(make_corpus.solution(A1))
 WRONG = notebook_bytes(make_corpus.build()["wrong_strict_threshold"][1])
 OTHER = notebook_bytes(make_corpus.solution(A2))
 AXE_SOURCE = ""
+UNTOUCHED2 = notebook_bytes(make_corpus.student(A2))
 SOLUTION3 = notebook_bytes(make_corpus.solution(A3))
 
 
@@ -260,15 +261,21 @@ def test_instructor_dashboard_regrade_extend_and_grades(site, browser, width, st
     page.wait_for_load_state("load")
     page.evaluate("window.notReloaded = true")
     before = int(page.locator("#fig-students").inner_text().split("/")[0])
+    histogram = "() => [...document.querySelectorAll('#histogram tbody tr td:first-of-type')].map(td => +td.textContent)"
+    bins = page.evaluate(histogram) or [0] * 10
     # students submit while the dashboard is open: it updates by itself
     with server.client(codes[students[0]]) as c0, server.client(codes[students[1]]) as c1:
-        ids = [submit(c0, A2, OTHER, "roc_auc.ipynb").json()["id"], submit(c1, A2, OTHER, "roc_auc.ipynb").json()["id"]]
+        ids = [submit(c0, A2, OTHER, "roc_auc.ipynb").json()["id"], submit(c1, A2, UNTOUCHED2, "roc_auc.ipynb").json()["id"]]
         page.wait_for_function(f"() => parseInt(document.getElementById('fig-students').textContent) === {before + 2}", timeout=30_000)
         wait_done(c0, ids[:1])
         wait_done(c1, ids[1:])
-    page.wait_for_function("() => document.getElementById('histogram') && document.querySelector('#cases tbody tr')", timeout=30_000)
+    page.wait_for_function("() => document.querySelector('#cases tbody tr')", timeout=30_000)
     assert page.evaluate("window.notReloaded") is True
-    assert "69" in page.locator("main").inner_text()  # full marks of ps2 in the summary line
+    page.wait_for_function(f"() => ({histogram})().reduce((a, b) => a + b, 0) === {sum(bins) + 2}", timeout=30_000)
+    after = page.evaluate(histogram)
+    assert after[0] == bins[0] + 1 and after[9] == bins[9] + 1  # 0 points and full marks
+    n = sum(after)  # every student with a graded ps2 attempt; half of the new ones failed every case
+    assert re.search(rf"\d+/{n}（\d+%）", page.locator("#cases").inner_text())
     tab.shot("dashboard")
 
     # regrade the whole assignment, with progress
@@ -329,7 +336,7 @@ def test_instructor_dashboard_regrade_extend_and_grades(site, browser, width, st
         page.click("a[href$='api/v1/grades.csv']")
     rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
     mine = {(r["student_id"], r["assignment"]): float(r["score"]) for r in rows}
-    assert mine[(students[0], A2)] == 69 and mine[(students[1], A2)] == 69 and (students[0], A3) in mine
+    assert mine[(students[0], A2)] == 69 and mine[(students[1], A2)] == 0 and (students[0], A3) in mine
     assert tab.clean() == [], tab.clean()
     tab.close()
 

@@ -82,6 +82,10 @@
     return (bytes / 1048576).toFixed(1);
   }
 
+  function size(bytes) {
+    return bytes < 1048576 ? `${Math.max(1, Math.round(bytes / 1024))} KiB` : `${mib(bytes)} MiB`;
+  }
+
   // Everything the server would refuse that can be seen in the browser, said in plain words.
   async function problemOf(file, form) {
     const title = form.dataset.title;
@@ -90,7 +94,7 @@
     if (file.size === 0) return "这个文件是空的。";
     const limit = Number(form.dataset.limit);
     if (file.size > limit) {
-      return `文件有 ${mib(file.size)} MiB，超过上限 ${mib(limit)} MiB。请在 Jupyter 中清除全部输出（Restart Kernel and Clear All Outputs）后保存，再上传。`;
+      return `文件有 ${size(file.size)}，超过上限 ${mib(limit)} MiB。请在 Jupyter 中清除全部输出（Restart Kernel and Clear All Outputs）后保存，再上传。`;
     }
     let nb;
     try {
@@ -167,7 +171,7 @@
     async function take(file) {
       if (busy) return;
       chosen.hidden = !file;
-      if (file) chosen.textContent = `已选择：${file.name}（${mib(file.size)} MiB）`;
+      if (file) chosen.textContent = `已选择：${file.name}（${size(file.size)}）`;
       const problem = await problemOf(file, form);
       if (problem) {
         say(`没有提交：${problem}`, true);
