@@ -94,7 +94,7 @@ def when(t: float | datetime | None, tz: Any = None) -> Markup:
     if t is None:
         return Markup("—")
     dt = _dt(t)
-    shown = dt.astimezone(tz) if tz is not None else (dt if not isinstance(t, (int, float)) else dt)
+    shown = dt.astimezone(tz) if tz is not None else dt
     text = f"{shown:%Y-%m-%d %H:%M}（{utc_offset(shown)}）"
     return Markup('<time datetime="{}" data-local>{}</time>').format(dt.isoformat(timespec="seconds"), text)
 
