@@ -1,14 +1,13 @@
 """What a grade depends on: the grader's version and a submission's fingerprint.
 
-The same formulas as ``autograder grade`` (:mod:`autograder.commands.grade`), here in the batch layer so that
-the grading service can compute them without depending on a command.  A fingerprint hashes the grader
-version, the assignment source and the submitted bytes, so the gradebook's ledger means the same thing
-whichever of the two wrote it.
+Used by ``autograder grade`` and by the grading service alike, so the gradebook's ledger means the same thing whichever of
+the two wrote it.  A fingerprint hashes the grader version, the assignment source and the submitted bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from functools import lru_cache
 from pathlib import Path
 
@@ -30,9 +29,12 @@ def grader_version() -> str:
     return h.hexdigest()[:16]
 
 
-def fingerprint(source: bytes, notebook: bytes | None, version: str | None = None) -> str:
-    """SHA-256 of the grader version, the assignment source and the submitted notebook's bytes."""
+def fingerprint(source: bytes, notebook: bytes | None, version: str | None = None, notes: list[str] | None = None) -> str:
+    """SHA-256 of the grader version, the assignment source, the submitted notebook's bytes and what collection
+    tells the student about it (``notes``, e.g. an unexpected file name: part of the result)."""
     h = hashlib.sha256((version or grader_version()).encode())
     h.update(source)
     h.update(notebook if notebook is not None else b"<none>")
+    if notes:
+        h.update(json.dumps(notes, ensure_ascii=False).encode())
     return h.hexdigest()

@@ -19,6 +19,7 @@ from ..batch.collect import Collection, Submission, collect, shown
 from ..batch.jobs import STALE_MARGIN, make_job, sweep_scratch
 from ..batch.lms import parse_time
 from ..batch.progress import Progress
+from ..batch.version import fingerprint, grader_version
 from ..check import all_assignments
 from ..check.grade import unjudged
 from ..model import Limits, SubmissionResult
@@ -39,29 +40,8 @@ EXIT_OK, EXIT_FAILED, EXIT_NOT_GRADED = 0, 1, 3  # 2: CannotGrade (autograder.cl
 LOCK_FILE = ".autograder-grade.lock"
 
 
-def grade_deciding_files() -> list[Path]:
-    """The code that decides a grade: the reference, the trusted checks (not how values are rendered as
-    text) and the sandbox.  Feedback pages, the store, scheduling and the command line are left out, so
-    that rewording a page does not regrade a class."""
-    files = [f for d in ("reference", "check", "sandbox") for f in (PACKAGE / d).rglob("*.py")]
-    return sorted(f for f in files if f != PACKAGE / "check" / "render.py")
-
-
-def grader_version() -> str:
-    """Hash of :func:`grade_deciding_files` (paths and contents): part of every submission's fingerprint."""
-    h = hashlib.sha256()
-    for f in grade_deciding_files():
-        h.update(f.relative_to(PACKAGE).as_posix().encode() + b"\0" + f.read_bytes())
-    return h.hexdigest()[:16]
-
-
 def _fingerprint(source: Path, notebook: Path | None, version: str, notes: list[str] | None = None) -> str:
-    h = hashlib.sha256(version.encode())
-    h.update(source.read_bytes())
-    h.update(notebook.read_bytes() if notebook else b"<none>")
-    if notes:  # what collection tells the student (e.g. the file's unexpected name) is part of the result
-        h.update(json.dumps(notes, ensure_ascii=False).encode())
-    return h.hexdigest()
+    return fingerprint(source.read_bytes(), notebook.read_bytes() if notebook else None, version, notes)
 
 
 def lock_output(out: Path) -> int:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from autograder.check import specs
-from autograder.commands.grade import PACKAGE, grade_deciding_files
+from autograder.batch.version import PACKAGE, grade_deciding_files
 
 
 def test_fingerprint_covers_what_decides_a_grade_and_nothing_else():
