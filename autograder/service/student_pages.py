@@ -62,6 +62,12 @@ class Attempt:
     policy_text: str
 
 
+def wait_text(seconds: float) -> str:
+    """``约 3 小时 20 分钟`` / ``约 12 分钟``: how long until the next attempt is possible."""
+    minutes = max(1, int(seconds // 60))
+    return f"约 {minutes // 60} 小时 {minutes % 60} 分钟" if minutes >= 60 else f"约 {minutes} 分钟"
+
+
 def late_text(p: AssignmentPolicy) -> str:
     if p.deadline is None:
         return "无截止时间，随时可以提交"
@@ -107,16 +113,14 @@ def assignment_view(service, account: Account, name: str, now: float) -> dict[st
         attempts_text = f"24 小时内还可提交 {left} 次（共 {policy.attempts_per_24h} 次）"
     else:
         wait = retry_after(recent[-policy.attempts_per_24h], now)
-        attempts_text = f"24 小时内的 {policy.attempts_per_24h} 次已用完，约 {wait / 3600:.1f} 小时后恢复 1 次"
+        attempts_text = f"24 小时内的 {policy.attempts_per_24h} 次已用完，{wait_text(wait)}后恢复 1 次"
     lateness = policy.lateness(datetime.fromtimestamp(now, timezone.utc))
     refusal = None
     if lateness == "closed":
         end = policy.last_moment()
         refusal = f"本作业已于 {end:%Y-%m-%d %H:%M}（{end:%z}）截止，不再接受提交。"
     elif not left:
-        refusal = f"你在 24 小时内的 {policy.attempts_per_24h} 次评分已用完，请 {attempts_text.split('，')[-1]}再提交。"
-    elif lateness == "late":
-        refusal = None
+        refusal = f"你在 24 小时内的 {policy.attempts_per_24h} 次评分已用完，{wait_text(wait)}后可以再提交 1 次。"
     rules = service.rules[name]
     counting = next((a for a in rows if a.counting), None)
     feedback = policy.feedback_before_deadline

@@ -30,6 +30,17 @@
     });
   }
 
+  // A box that scrolls sideways (a wide table, a long traceback) can be reached and scrolled with the keyboard.
+  function scrollables(root) {
+    root.querySelectorAll(".table-wrap, details.feedback table, pre").forEach((el) => {
+      if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) {
+        el.tabIndex = 0;
+        el.setAttribute("role", "region");
+        el.setAttribute("aria-label", el.tagName === "PRE" ? "回溯（可滚动）" : "表格（可左右滚动）");
+      }
+    });
+  }
+
   // A region with data-poll is refreshed from that URL while its fragment says data-pending="1".
   function live(box) {
     const url = box.dataset.poll;
@@ -54,6 +65,7 @@
               if (d && li.id in open) d.open = open[li.id];
             });
             localize(box);
+            scrollables(box);
             box.dispatchEvent(new CustomEvent("live:updated", { bubbles: true }));
           }
           const body = box.querySelector(".live-body");
@@ -207,7 +219,10 @@
         const body = region.querySelector(".live-body");
         const refusal = body && body.dataset.refusal;
         drop.hidden = Boolean(refusal);
-        if (refusal && !busy) say(refusal, true);
+        if (refusal && !busy) {
+          chosen.hidden = true;
+          say(refusal, true);
+        }
       });
     }
   }
@@ -256,6 +271,8 @@
 
   function start() {
     localize(document);
+    scrollables(document);
+    document.addEventListener("toggle", (e) => scrollables(e.target), true);  // what a <details> shows when opened
     setInterval(() => localize(document), 30000);
     document.querySelectorAll("[data-poll]").forEach(live);
     const form = document.getElementById("upload");
