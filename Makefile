@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make serve   - set everything up, build the course and serve it on http://127.0.0.1:8000,
-#                  with the interactive demo next to it on http://127.0.0.1:8050
+#                  with the interactive demo next to it on http://127.0.0.1:8050 and the submission
+#                  service (a demo course, access codes printed) on http://127.0.0.1:8060
 #   make test    - set everything up and run the whole test suite
 PYTHON ?= python3
 VENV   := .venv
@@ -10,21 +11,28 @@ AXE    := tests/a11y/node_modules/axe-core/axe.min.js
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
 DEMO_PORT ?= 8050
+SUBMIT_PORT ?= 8060
 
-.PHONY: serve demo test test-fast lint setup system book book-instructor pdf pdf-instructor bench bench-pages freeze clean
+.PHONY: serve demo submit test test-fast lint setup system book book-instructor pdf pdf-instructor bench bench-pages freeze clean
 
-# The demo runs in the background and stops together with the book server (Ctrl-C).
+# The demo and the submission service (a throwaway demo course: three students and an instructor, their
+# access codes printed below) run in the background and stop together with the book server (Ctrl-C).
 # The site links to the demo, the submission service and its base URL through the deployment setting
 # COURSE_SITE_CONFIG (default deploy/local.yml = these local addresses; see docs/deploy.md).
 serve: book pdf
-	@echo "课程已构建：http://$(HOST):$(PORT)/  交互演示：http://$(HOST):$(DEMO_PORT)/  （Ctrl-C 停止）"
+	@echo "课程已构建：http://$(HOST):$(PORT)/  交互演示：http://$(HOST):$(DEMO_PORT)/  作业提交：http://$(HOST):$(SUBMIT_PORT)/  （Ctrl-C 停止）"
 	@$(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT) & demo_pid=$$!; \
-	trap 'kill $$demo_pid 2>/dev/null' EXIT INT TERM; \
+	$(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) & submit_pid=$$!; \
+	trap 'kill $$demo_pid $$submit_pid 2>/dev/null; wait $$submit_pid 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/python -m http.server $(PORT) --bind $(HOST) --directory _build/html
 
 # The interactive demo alone (Shiny for Python).
 demo: setup
 	$(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT)
+
+# The submission service alone, with the throwaway demo course (codes printed; removed on Ctrl-C).
+submit: setup
+	$(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT)
 
 test: setup lint
 	$(BIN)/python -m pytest

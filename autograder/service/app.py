@@ -45,11 +45,11 @@ from starlette.routing import Route
 
 from ..model import SubmissionResult
 from ..store import report
-from . import codes, sessions
+from . import codes, overrides, pages, sessions
 from .codes import Account
 from .counting import with_penalty
 from .database import ACCOUNTS, COUNTING, LOGIN_FAILURES, SUBMISSIONS, Database
-from .policy import DAY, CoursePolicy, retry_after
+from .policy import DAY, AssignmentPolicy, CoursePolicy, retry_after
 from .uploads import FORM_OVERHEAD, NotebookRules, UploadError, check_filename, check_notebook, parse_form, read_capped, store_file
 
 SECURITY_HEADERS = [
@@ -163,14 +163,19 @@ class Service:
 
     # ---- submissions
 
+    def policy_for(self, student: str, assignment: str) -> AssignmentPolicy:
+        """The policy of ``assignment`` as it applies to ``student`` (with the instructor's exceptions)."""
+        return overrides.personal_policy(self.policy.assignments[assignment], overrides.get(self.db, student, assignment))
+
     def accept(self, account: Account, assignment: str, arrived: float, filename: str | None, data: bytes) -> str:
         """Check and store an uploaded notebook; the new submission's id (raises :class:`UploadError`)."""
         name = check_filename(filename)
         check_notebook(data, self.rules[assignment])
-        late = self.policy.assignments[assignment].lateness(datetime.fromtimestamp(arrived, timezone.utc))
+        policy = self.policy_for(account.login, assignment)
+        late = policy.lateness(datetime.fromtimestamp(arrived, timezone.utc))
         if late == "closed":
-            raise UploadError(403, closed_message(self.policy.assignments[assignment]))
-        penalty = self.policy.assignments[assignment].late_penalty if late == "late" else 1.0
+            raise UploadError(403, closed_message(policy))
+        penalty = policy.late_penalty if late == "late" else 1.0
         sid = secrets.token_urlsafe(16)
         owner = (SUBMISSIONS.c.student_id == account.login) & (SUBMISSIONS.c.assignment == assignment)
         # the file first, outside the transaction (its fsync must not hold up other writers); a refusal or a
@@ -179,7 +184,7 @@ class Service:
         try:
             with self.db.write() as con:
                 self.db.lock_for_update(con, ACCOUNTS, ACCOUNTS.c.id == account.id)  # one upload of a student at a time
-                self._check_attempts(con, owner, assignment, arrived)
+                self._check_attempts(con, owner, policy, arrived)
                 con.execute(sa.insert(SUBMISSIONS).values(
                     id=sid, student_id=account.login, assignment=assignment, status="queued", created_at=arrived,
                     filename=name, path=path, sha256=digest, size=len(data), late=late == "late", penalty=penalty,
@@ -190,8 +195,8 @@ class Service:
         self.wake()
         return sid
 
-    def _check_attempts(self, con: sa.Connection, owner, assignment: str, now: float) -> None:
-        limit = self.policy.assignments[assignment].attempts_per_24h
+    def _check_attempts(self, con: sa.Connection, owner, policy: AssignmentPolicy, now: float) -> None:
+        assignment, limit = policy.name, policy.attempts_per_24h
         recent = con.execute(sa.select(SUBMISSIONS.c.created_at).where(owner & (SUBMISSIONS.c.created_at > now - DAY))
                              .order_by(SUBMISSIONS.c.created_at.desc()).limit(limit)).scalars().all()
         if len(recent) >= limit:
@@ -202,7 +207,7 @@ class Service:
     def attempts_pre_check(self, account: Account, assignment: str, now: float) -> None:
         owner = (SUBMISSIONS.c.student_id == account.login) & (SUBMISSIONS.c.assignment == assignment)
         with self.db.read() as con:
-            self._check_attempts(con, owner, assignment, now)
+            self._check_attempts(con, owner, self.policy_for(account.login, assignment), now)
 
     def submission(self, account: Account, submission_id: str):
         """The row of a submission the caller may see (404 for everything else, existing or not)."""
@@ -219,7 +224,7 @@ class Service:
             raise ApiError(409, "这份提交还没有评分完成" if row.status in ("queued", "grading") else
                            f"这份提交未能评分：{row.error or ''}")
         result = with_penalty(SubmissionResult.from_json(json.loads(row.result_json)), row.penalty)
-        policy = self.policy.assignments.get(row.assignment)
+        policy = self.policy_for(row.student_id, row.assignment) if row.assignment in self.policy.assignments else None
         shown = "full" if account.is_instructor or policy is None else policy.feedback(now_utc(self.clock()))
         return report.feedback_html(self.titles.get(row.assignment, row.assignment), result, shown)
 
@@ -296,7 +301,7 @@ def make_app(service: Service, *, lifespan=None) -> SecurityHeaders:
             raise ApiError(404, f"没有开放提交的作业 {assignment[:100]}")
         if account.is_instructor:
             raise ApiError(403, "教师账号不能提交作业；请用学生的访问码")
-        p = service.policy.assignments[assignment]
+        p = await run_in_threadpool(service.policy_for, account.login, assignment)
         if p.lateness(now_utc(arrived)) == "closed":
             raise ApiError(403, closed_message(p))
         await run_in_threadpool(service.attempts_pre_check, account, assignment, arrived)
@@ -333,10 +338,12 @@ def make_app(service: Service, *, lifespan=None) -> SecurityHeaders:
         return _json({"submissions": [submission_json(r) for r in rows]})
 
     def assignments(request: Request) -> Response:
-        service.authenticate(request)
+        account, _ = service.authenticate(request)
         now = now_utc(service.clock())
+        policies = {n: service.policy_for(account.login, n) if not account.is_instructor else p
+                    for n, p in service.policy.assignments.items()}  # a student's own exceptions included
         return _json({"assignments": [{**p.to_json(), "title": service.titles.get(n, n), "open": p.lateness(now) != "closed",
-                                       "feedback_now": p.feedback(now)} for n, p in service.policy.assignments.items()]})
+                                       "feedback_now": p.feedback(now)} for n, p in policies.items()]})
 
     def grades(request: Request) -> Response:
         account, _ = service.authenticate(request)
@@ -391,6 +398,8 @@ def make_app(service: Service, *, lifespan=None) -> SecurityHeaders:
         return _json({"ok": True})
 
     async def api_error(request: Request, exc: Exception) -> Response:
+        if not request.url.path.startswith("/api/") and isinstance(exc, HTTPException) and exc.status_code == 404:
+            return pages.not_found(request)
         if isinstance(exc, (ApiError, UploadError)):
             return _json({"error": exc.message}, exc.status, exc.headers)
         assert isinstance(exc, HTTPException)
@@ -411,6 +420,7 @@ def make_app(service: Service, *, lifespan=None) -> SecurityHeaders:
         Route("/api/v1/session", whoami, methods=["GET"]),
         Route("/api/v1/session", logout, methods=["DELETE"]),
         Route("/healthz", health, methods=["GET"]),
+        *pages.routes(service),  # the pages for people (student_pages, instructor_pages)
     ]
     app = Starlette(routes=routes, exception_handlers={ApiError: api_error, UploadError: api_error,
                                                        HTTPException: api_error, 500: server_error},

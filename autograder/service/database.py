@@ -7,6 +7,8 @@
   the stored file and the result;
 * ``service_counting`` - per student and assignment, the attempt the nbgrader gradebook holds;
 * ``service_login_failures`` - wrong access codes per client address (rate limit);
+* ``service_overrides`` - an instructor's exceptions for one student and assignment: a later deadline, extra attempts;
+* ``service_regrades`` - regrades an instructor asked for (which submissions, when), for their progress;
 * ``service_meta`` - small settings (the policy digest the gradebook was settled with).
 
 SQLite (the embedded default) runs in WAL mode and write transactions start with ``BEGIN IMMEDIATE``, so
@@ -83,6 +85,26 @@ LOGIN_FAILURES = sa.Table(
     sa.Column("address", sa.String(64), nullable=False),
     sa.Column("at", sa.Float, nullable=False),
     sa.Index("ix_service_login_failures", "address", "at"),
+)
+
+OVERRIDES = sa.Table(
+    "service_overrides", META,
+    sa.Column("student_id", sa.String(128), primary_key=True),
+    sa.Column("assignment", sa.String(128), primary_key=True),
+    sa.Column("deadline", sa.Float),  # epoch seconds; None: the course's deadline
+    sa.Column("extra_attempts", sa.Integer, nullable=False, default=0),  # added to attempts_per_24h
+    sa.Column("updated_at", sa.Float, nullable=False),
+    sa.Column("updated_by", sa.String(128), nullable=False),
+)
+
+REGRADES = sa.Table(
+    "service_regrades", META,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("assignment", sa.String(128), nullable=False),
+    sa.Column("student_id", sa.String(128)),  # None: the whole assignment
+    sa.Column("submission_ids", sa.Text, nullable=False),  # JSON list
+    sa.Column("requested_at", sa.Float, nullable=False),
+    sa.Column("requested_by", sa.String(128), nullable=False),
 )
 
 SETTINGS = sa.Table(

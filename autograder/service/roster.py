@@ -41,6 +41,11 @@ def read_roster(path: Path) -> list[Student]:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise RosterError(f"无法读取名单 {path}：{exc.strerror}") from None
+    return parse_roster(raw, str(path))
+
+
+def parse_roster(raw: bytes, path: str = "ROSTER.csv") -> list[Student]:
+    """The students of a roster file's bytes (``path`` names it in messages)."""
     if len(raw) > MAX_ROSTER_BYTES:
         raise RosterError(f"名单 {path} 超过 {MAX_ROSTER_BYTES >> 20} MiB")
     try:
@@ -122,7 +127,14 @@ def write_codes(path: Path, issued: list[tuple[Student, str]]) -> None:
 
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["student_id", "name", "email", "code"])
-        for s, code in issued:
-            w.writerow([s.student_id, s.name, s.email, code])
+        f.write(codes_csv(issued))
+
+
+def codes_csv(issued: list[tuple[Student, str]]) -> str:
+    """The text of ``CODES.csv``: a header and one row per new code."""
+    out = io.StringIO()
+    w = csv.writer(out)
+    w.writerow(["student_id", "name", "email", "code"])
+    for s, code in issued:
+        w.writerow([s.student_id, s.name, s.email, code])
+    return out.getvalue()

@@ -67,7 +67,7 @@ def test_nginx_site_passes_nginx_t(tmp_path):
     proc = _nginx_test(NGINX_SITE, tmp_path)
     assert proc.returncode == 0 and "test is successful" in proc.stderr, proc.stderr
     text = NGINX_SITE.read_text(encoding="utf-8")
-    assert "127.0.0.1:8050" in text and "127.0.0.1:8060" in text and "NOT YET RUNNING" in text
+    assert "127.0.0.1:8050" in text and "127.0.0.1:8060" in text and "location /submit/" in text
 
 
 def test_nginx_t_rejects_a_broken_site(tmp_path):

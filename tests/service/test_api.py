@@ -199,7 +199,8 @@ def test_security_headers_on_every_kind_of_answer(course):
         some = c.get("/api/v1/submissions").json()["submissions"]
         graded = next(s for s in some if s["status"] == "graded")
         answers = [c.get("/api/v1/submissions"), c.get(graded["feedback_url"]), anonymous.get("/api/v1/submissions"),
-                   c.get("/nothing/here"), c.put("/api/v1/submissions"), anonymous.get("/healthz")]
+                   c.get("/api/v1/nothing/here"), c.put("/api/v1/submissions"), anonymous.get("/healthz")]
+        page = anonymous.get("/nothing/here")  # outside the API: the pages' 404, with the pages' policy
     for r in answers:
         csp = r.headers["content-security-policy"]
         assert "frame-ancestors 'none'" in csp and "default-src 'none'" in csp and "script-src" not in csp
@@ -207,6 +208,8 @@ def test_security_headers_on_every_kind_of_answer(course):
         assert "server" not in r.headers
     assert [r.status_code for r in answers] == [200, 200, 401, 404, 405, 200]
     assert answers[3].json()["error"] == "没有这个地址"
+    assert page.status_code == 404 and "没有这个页面" in page.text and page.headers["x-frame-options"] == "DENY"
+    assert "script-src 'self';" in page.headers["content-security-policy"] and "unsafe" not in page.headers["content-security-policy"]
 
 
 def test_hostile_values_are_escaped_in_feedback(course):

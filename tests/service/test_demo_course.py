@@ -1,0 +1,50 @@
+"""``make serve``'s submission service: ``python -m autograder.commands.demo_course`` makes a throwaway course,
+prints working access codes, serves the pages and removes its data folder when stopped."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from .server import REPO, free_port
+
+pytestmark = pytest.mark.slow
+
+
+def test_demo_course_serves_pages_with_the_printed_codes():
+    port = free_port()
+    proc = subprocess.Popen([str(REPO / ".venv" / "bin" / "python"), "-m", "autograder.commands.demo_course", "--port", str(port),
+                             "--jobs", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            assert line or proc.poll() is None, "".join(lines)
+            lines.append(line)
+            if "autograder serve：" in line:
+                break
+        out = "".join(lines)
+        codes = dict(re.findall(r"(?:学生|教师) (\S+?)(?:（\S+）)?\s+访问码 (\S+)", out))
+        assert set(codes) == {"s001", "s002", "s003", "王老师"}, out
+        data = Path(re.search(r"数据目录 (\S+?)；", out).group(1))
+        assert data.is_dir() and f"http://127.0.0.1:{port}/" in out
+        base = f"http://127.0.0.1:{port}"
+        page = httpx.get(f"{base}/login")
+        assert page.status_code == 200 and "访问码" in page.text
+        with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {codes['s001']}"}) as c:
+            rules = {a["name"]: a for a in c.get("/api/v1/assignments").json()["assignments"]}
+        assert [n for n, a in rules.items() if a["open"]] == ["ps1_threshold_metrics", "ps2_roc_auc", "ps3_pr_ap"]
+        assert rules["ps3_pr_ap"]["late_penalty"] == 0.5  # in its late period: open, with a penalty
+        me = httpx.get(f"{base}/api/v1/session", headers={"Authorization": f"Bearer {codes['王老师']}"}).json()
+        assert me["role"] == "instructor"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    assert not data.parent.exists(), "the throwaway data folder is removed"

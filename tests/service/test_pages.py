@@ -1,0 +1,450 @@
+"""The pages of a real ``autograder serve`` in Debian's chromium (Playwright): students and instructors,
+at desktop width and at 375 px, with an axe-core audit of every page.
+
+Every page visited is screenshotted into ``artifacts/pages/``.  Each flow fails on a console error, a page
+error, a failed request or an HTTP error answer other than the ones the flow expects (a wrong code's 401,
+another student's submission's 404, the server's refusal of an upload past the attempt limit).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import make_corpus
+import pytest
+
+from .server import REPO, Server, make_course, notebook_bytes, submit, wait_done
+
+pytestmark = pytest.mark.slow
+
+A1, A2, A3 = "ps1_threshold_metrics", "ps2_roc_auc", "ps3_pr_ap"
+FAR = "2099-01-01T00:00:00+08:00"
+PAST = "2020-01-01T00:00:00+08:00"
+STUDENTS = [f"s{i:03d}" for i in range(1, 9)]
+SHOTS = REPO / "artifacts" / "pages"
+AXE = REPO / "tests" / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+WIDTHS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 375, "height": 740}}
+SOLUTION = notebook_bytes(make_corpus.solution(A1))
+WRONG = notebook_bytes(make_corpus.build()["wrong_strict_threshold"][1])
+OTHER = notebook_bytes(make_corpus.solution(A2))
+AXE_SOURCE = ""
+UNTOUCHED2 = notebook_bytes(make_corpus.student(A2))
+SOLUTION3 = notebook_bytes(make_corpus.solution(A3))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    data = tmp_path_factory.mktemp("pages") / "data"
+    config = {"login_failures": {"max": 8, "window_minutes": 15}, "assignments": {
+        A1: {"deadline": FAR, "attempts_per_24h": 3, "feedback_before_deadline": "cases", "counts": "best"},
+        A2: {"deadline": FAR, "attempts_per_24h": 5, "feedback_before_deadline": "full", "counts": "last"},
+        A3: {"deadline": PAST},
+    }}
+    codes = make_course(data, STUDENTS, config=config)
+    server = Server(data, "--jobs", "2").start()
+    with server.client(codes["s008"]) as c:  # someone else's graded submission, for the URL-editing attack
+        theirs = submit(c, A1, WRONG, "threshold_metrics.ipynb").json()["id"]
+        wait_done(c, [theirs])
+    yield {"server": server, "base": server.base, "codes": codes, "data": data, "theirs": theirs}
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), "找不到 /usr/bin/chromium（make setup 会安装 Debian 的 chromium）"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class Tab:
+    """A page in a fresh browser context that records every problem (console errors, failed requests, HTTP >= 400)."""
+
+    def __init__(self, browser, width: str, timezone_id: str = "Asia/Shanghai") -> None:
+        self.ctx = browser.new_context(viewport=WIDTHS[width], timezone_id=timezone_id, locale="zh-CN", accept_downloads=True)
+        self.page = self.ctx.new_page()
+        self.width = width
+        self.problems: list[str] = []
+        self.expected: list[tuple[int, str]] = []
+        self.page.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("requestfailed", lambda r: self.problems.append(f"request failed: {r.url} {r.failure}"))
+        self.page.on("response", self._response)
+
+    def _response(self, r) -> None:
+        if r.status < 400:
+            return
+        url = r.url.split("?")[0]
+        hit = next((e for e in self.expected if e[0] == r.status and url.endswith(e[1])), None)
+        if hit is not None:
+            self.expected.remove(hit)
+        else:
+            self.problems.append(f"HTTP {r.status}: {r.url}")
+
+    def expect_error(self, status: int, url_end: str) -> None:
+        """The next answer ``status`` to a URL ending in ``url_end`` is part of the flow (and its console message)."""
+        self.expected.append((status, url_end))
+
+    def shot(self, name: str) -> None:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(SHOTS / f"{name}-{self.width}.png"), full_page=True)
+
+    def clean(self) -> list[str]:
+        """The problems seen, without the console lines of the expected error answers."""
+        return [p for p in self.problems if not re.fullmatch(r"console error: Failed to load resource: the server responded "
+                                                            r"with a status of (401|403|404|429) \(.*\)", p)]
+
+    def close(self) -> None:
+        self.ctx.close()
+
+
+def login(tab: Tab, base: str, who: str, code: str) -> None:
+    tab.page.goto(f"{base}/login")
+    tab.page.fill("#login", who)
+    tab.page.fill("#code", code)
+    tab.page.click("button[type=submit]")
+    tab.page.wait_for_load_state("load")
+
+
+def pick(tab: Tab, name: str, data: bytes) -> None:
+    tab.page.set_input_files("#notebook", files=[{"name": name, "mimeType": "application/x-ipynb+json", "buffer": data}])
+
+
+def drop(tab: Tab, name: str, data: bytes) -> None:
+    """Drag a file onto the drop zone (a real DataTransfer with a File, as the browser makes it)."""
+    tab.page.evaluate("""([name, text]) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([text], name, {type: "application/x-ipynb+json"}));
+        const zone = document.getElementById("drop");
+        for (const type of ["dragenter", "dragover", "drop"]) {
+            zone.dispatchEvent(new DragEvent(type, {dataTransfer: dt, bubbles: true, cancelable: true}));
+        }
+    }""", [name, data.decode("utf-8")])
+
+
+def latest_attempt(tab: Tab):
+    return tab.page.locator("#live li.attempt").first
+
+
+def wait_graded(tab: Tab, timeout: float = 120_000) -> None:
+    tab.page.wait_for_function("() => { const a = document.querySelector('#live li.attempt');"
+                               " return a && ['graded', 'failed'].includes(a.dataset.status); }", timeout=timeout)
+
+
+# ---- students
+
+
+@pytest.mark.parametrize("width, who", [("desktop", "s001"), ("phone", "s002")])
+def test_student_submits_and_sees_feedback_without_reloading(site, browser, width, who):
+    base, codes = site["base"], site["codes"]
+    tab = Tab(browser, width, timezone_id="America/New_York")
+    page = tab.page
+    tab.expect_error(401, "/login")
+    login(tab, base, who, codes[who][:-1] + "x")
+    assert "学号或访问码不正确" in page.locator(".error-message").inner_text()
+    tab.shot("login-wrong-code")
+    login(tab, base, who, codes[who])
+    assert page.url == f"{base}/" and page.locator("h1").inner_text() == "我的作业"
+    card = page.locator(f"#assignment-{A1}")
+    # the deadline 2099-01-01 00:00 +08:00 in the reader's own time zone (New York: the day before, 11:00)
+    assert "2098-12-31 11:00（GMT-5）" in card.inner_text() and "还剩" in card.inner_text()
+    assert "24 小时内还可提交 3 次" in card.inner_text()
+    assert "已截止" in page.locator(f"#assignment-{A3}").inner_text()
+    tab.shot("course")
+    with page.expect_download() as download:
+        card.locator("a[download]").click()
+    assert json.loads(Path(download.value.path()).read_text(encoding="utf-8"))["nbformat"] == 4
+    card.locator("a.primary").click()
+    page.wait_for_load_state("load")
+    assert page.locator("h1").inner_text().strip() and "还没有提交" in page.locator("#live").inner_text()
+    page.evaluate("window.notReloaded = true")
+    tab.shot("assignment-empty")
+
+    # refused in the browser, before anything is sent
+    pick(tab, "notes.txt", b"hello")
+    page.wait_for_function("() => document.getElementById('upload-message').textContent.includes('不是 Jupyter 笔记本')")
+    pick(tab, "roc_auc.ipynb", OTHER)
+    page.wait_for_function("() => document.getElementById('upload-message').textContent.includes('这是作业 ps2_roc_auc 的笔记本')")
+    pick(tab, "broken.ipynb", b"{not json")
+    page.wait_for_function("() => document.getElementById('upload-message').textContent.includes('不是合法的 JSON')")
+    tab.shot("assignment-refused")
+    assert page.locator("#live li.attempt").count() == 0
+
+    # a correct notebook: queued -> graded on screen, full marks and feedback
+    (drop if width == "phone" else pick)(tab, "threshold_metrics.ipynb", SOLUTION)
+    page.wait_for_selector("#live li.attempt")
+    seen = latest_attempt(tab).get_attribute("data-status")
+    assert seen in ("queued", "grading", "graded")
+    wait_graded(tab)
+    first = latest_attempt(tab)
+    assert "54 / 54" in first.inner_text() and "计入成绩" in first.inner_text()
+    assert "全部用例通过" in first.locator("details.feedback").inner_text()
+    assert page.evaluate("window.notReloaded") is True
+    tab.shot("assignment-graded")
+
+    # a wrong one: which cases failed (policy "cases": no inputs or values before the deadline)
+    (pick if width == "phone" else drop)(tab, "threshold_metrics (1).ipynb", WRONG)
+    page.wait_for_function("() => document.querySelectorAll('#live li.attempt').length === 2")
+    wait_graded(tab)
+    second = latest_attempt(tab)
+    text = second.locator("details.feedback").inner_text()
+    failed = re.search(r"未通过的用例（(\d+) 个）", text)
+    assert failed and int(failed.group(1)) > 0 and "参考实现的结果" not in text and "edge." in text
+    assert "计入成绩" not in second.inner_text()  # the best attempt (the first) still counts
+    assert "计入成绩" in page.locator("#live li.attempt").nth(1).inner_text()
+    assert "第 1 次提交" in page.locator(".summary-line").inner_text()
+    tab.shot("assignment-wrong")
+
+    # the third and last attempt of the 24 hours; then the page says so and the server refuses too
+    pick(tab, "threshold_metrics.ipynb", WRONG)
+    page.wait_for_function("() => document.querySelectorAll('#live li.attempt').length === 3")
+    wait_graded(tab)
+    page.wait_for_function("() => document.getElementById('upload-message').textContent.includes('已用完')")
+    assert page.locator("#drop").is_hidden() and "已用完" in page.locator(".summary-line").inner_text()
+    tab.expect_error(429, "/submissions")
+    status = page.evaluate("""async (data) => {
+        const form = new FormData(); form.append('csrf_token', document.querySelector('[name=csrf_token]').value);
+        form.append('notebook', new File([data], 'threshold_metrics.ipynb'));
+        const r = await fetch(document.getElementById('upload').action, {method: 'POST', body: form});
+        return [r.status, (await r.json()).error];
+    }""", SOLUTION.decode())
+    assert status[0] == 429 and "已用完" in status[1]
+    assert page.evaluate("window.notReloaded") is True
+    tab.shot("assignment-limit")
+    page.reload()
+    assert "已用完" in page.locator("#closed").inner_text() and page.locator("#upload").count() == 0
+
+    # one attempt's own page; another student's submission answers 404 like a made-up id, pages and fragments
+    page.locator("#live li.attempt").last.locator("a", has_text="单独页面").click()
+    page.wait_for_load_state("load")
+    assert "第 1 次提交" in page.locator("h1").inner_text() and "54 / 54" in page.locator("#live").inner_text()
+    tab.shot("submission")
+    for url in (f"/submissions/{site['theirs']}", f"/submissions/{site['theirs']}/live", "/submissions/" + "A" * 22):
+        tab.expect_error(404, url.rsplit("/", 1)[-1])
+        answer = page.goto(base + url)
+        assert answer.status == 404 and "没有这份提交" in page.locator("main").inner_text()
+        assert "s008" not in page.content()
+    tab.shot("not-found")
+    tab.expect_error(403, "/instructor/")
+    assert page.goto(f"{base}/instructor/").status == 403
+    assert tab.clean() == [], tab.clean()
+    tab.close()
+
+
+# ---- instructors
+
+
+def _instructor(browser, site, width: str) -> Tab:
+    tab = Tab(browser, width)
+    login(tab, site["base"], "王老师", site["codes"]["instructor"])
+    assert tab.page.url.endswith("/instructor/"), tab.page.url
+    assert "教师总览" in tab.page.locator("h1").inner_text()
+    return tab
+
+
+@pytest.mark.parametrize("width, students", [("desktop", ("s003", "s004")), ("phone", ("s005", "s006"))])
+def test_instructor_dashboard_regrade_extend_and_grades(site, browser, width, students):
+    base, codes, server = site["base"], site["codes"], site["server"]
+    tab = _instructor(browser, site, width)
+    page = tab.page
+    tab.shot("instructor-home")
+    page.click(f"a[href$='instructor/assignments/{A2}']")
+    page.wait_for_load_state("load")
+    page.evaluate("window.notReloaded = true")
+    before = int(page.locator("#fig-students").inner_text().split("/")[0])
+    histogram = "() => [...document.querySelectorAll('#histogram tbody tr td:first-of-type')].map(td => +td.textContent)"
+    bins = page.evaluate(histogram) or [0] * 10
+    # students submit while the dashboard is open: it updates by itself
+    with server.client(codes[students[0]]) as c0, server.client(codes[students[1]]) as c1:
+        ids = [submit(c0, A2, OTHER, "roc_auc.ipynb").json()["id"], submit(c1, A2, UNTOUCHED2, "roc_auc.ipynb").json()["id"]]
+        page.wait_for_function(f"() => parseInt(document.getElementById('fig-students').textContent) === {before + 2}", timeout=30_000)
+        wait_done(c0, ids[:1])
+        wait_done(c1, ids[1:])
+    page.wait_for_function("() => document.querySelector('#cases tbody tr')", timeout=30_000)
+    assert page.evaluate("window.notReloaded") is True
+    page.wait_for_function(f"() => ({histogram})().reduce((a, b) => a + b, 0) === {sum(bins) + 2}", timeout=30_000)
+    after = page.evaluate(histogram)
+    assert after[0] == bins[0] + 1 and after[9] == bins[9] + 1  # 0 points and full marks
+    n = sum(after)  # every student with a graded ps2 attempt; half of the new ones failed every case
+    assert re.search(rf"\d+/{n}（\d+%）", page.locator("#cases").inner_text())
+    tab.shot("dashboard")
+
+    # regrade the whole assignment, with progress
+    page.click("button.danger")
+    page.wait_for_load_state("load")
+    page.wait_for_function("() => document.getElementById('regrade-progress') && "
+                           "document.getElementById('regrade-progress').textContent.includes('已完成')", timeout=120_000)
+    progress = page.locator("#regrade-progress").inner_text()
+    done, total = map(int, re.search(r"(\d+) / (\d+)", progress).groups())
+    assert done == total >= 2
+    tab.shot("dashboard-regraded")
+
+    # look up a student: attempts and feedback, regrade one submission
+    page.goto(f"{base}/instructor/students")
+    tab.shot("students")
+    page.fill("#q", students[0])
+    page.click("form.search button")
+    page.wait_for_load_state("load")
+    assert page.locator("#students tbody tr").count() == 1
+    page.click(f"#students a[href$='instructor/students/{students[0]}']")
+    page.wait_for_load_state("load")
+    section = page.locator(f"#section-{A2}")
+    assert "69 / 69" in section.inner_text() and "全部用例通过" in section.locator("details.feedback").first.inner_text()
+    section.locator("button", has_text="重新评分这次提交").first.click()
+    page.wait_for_load_state("load")
+    assert "已放回队列" in page.locator(".notice").inner_text()
+    page.wait_for_function(f"() => document.querySelector('#section-{A2} li.attempt').dataset.status === 'graded'", timeout=120_000)
+    tab.shot("student")
+
+    # extend the closed assignment's deadline for this student, grant two more attempts
+    tools = page.locator(f"#section-{A3} details.tools")
+    tools.locator("summary").click()
+    tools.locator("input[name=deadline]").fill("2099-02-01T12:00")
+    tools.locator("button", has_text="延期").click()
+    page.wait_for_load_state("load")
+    assert "已为该生延期" in page.locator(".notice").inner_text()
+    assert "已为该生延期" in page.locator(f"#section-{A3}").inner_text()
+    tools = page.locator(f"#section-{A1} details.tools")
+    tools.locator("summary").click()
+    tools.locator("input[name=extra]").fill("2")
+    tools.locator("button", has_text="增加次数").click()
+    page.wait_for_load_state("load")
+    assert "5（含额外 2 次）" in page.locator(f"#section-{A1}").inner_text()
+    student = Tab(browser, width)
+    login(student, base, students[0], codes[students[0]])
+    assert "已为你延期" in student.page.locator(f"#assignment-{A3}").inner_text()
+    assert "还可提交 5 次" in student.page.locator(f"#assignment-{A1}").inner_text()
+    student.page.goto(f"{base}/assignments/{A3}")
+    pick(student, "pr_ap.ipynb", SOLUTION3)
+    wait_graded(student)
+    assert "迟交" not in latest_attempt(student).inner_text() and "/ " in latest_attempt(student).inner_text()
+    assert student.clean() == [], student.clean()
+    student.close()
+
+    # grades.csv holds the counting attempts
+    page.goto(f"{base}/instructor/")
+    with page.expect_download() as download:
+        page.click("a[href$='api/v1/grades.csv']")
+    rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
+    mine = {(r["student_id"], r["assignment"]): float(r["score"]) for r in rows}
+    assert mine[(students[0], A2)] == 69 and mine[(students[1], A2)] == 0 and (students[0], A3) in mine
+    assert tab.clean() == [], tab.clean()
+    tab.close()
+
+
+def test_roster_import_codes_once_and_reset(site, browser):
+    base = site["base"]
+    tab = _instructor(browser, site, "desktop")
+    page = tab.page
+    page.goto(f"{base}/instructor/roster")
+    tab.shot("roster")
+    page.set_input_files("#roster", files=[{"name": "roster.csv", "mimeType": "text/csv",
+                                           "buffer": "student_id,name\ns001,学生 s001\nn100,新同学\n".encode()}])
+    with page.expect_download() as download:
+        page.click("#roster-import button")
+    rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
+    assert [r["student_id"] for r in rows] == ["n100"] and rows[0]["code"]
+    page.wait_for_function("() => document.getElementById('import-message').textContent.includes('新建 1 个账号')")
+    page.wait_for_selector("#roster-table a[href$='students/n100']")
+    tab.shot("roster-imported")
+    newcomer = Tab(browser, "phone")
+    login(newcomer, base, "n100", rows[0]["code"])
+    assert newcomer.page.locator("h1").inner_text() == "我的作业"
+    # a new code for n100: shown once; the old code and its session stop working
+    page.locator("#roster-table tr", has_text="n100").locator("button").click()
+    page.wait_for_load_state("load")
+    code = page.locator("#new-code").inner_text()
+    assert code != rows[0]["code"] and len(code) == 35
+    tab.shot("code")
+    newcomer.page.goto(f"{base}/")
+    assert newcomer.page.url.endswith("/login")
+    newcomer.expect_error(401, "/login")
+    login(newcomer, base, "n100", rows[0]["code"])
+    assert "学号或访问码不正确" in newcomer.page.locator(".error-message").inner_text()
+    login(newcomer, base, "n100", code)
+    assert newcomer.page.locator("h1").inner_text() == "我的作业"
+    assert tab.clean() == [] and newcomer.clean() == [], tab.clean() + newcomer.clean()
+    tab.close()
+    newcomer.close()
+
+
+# ---- every page: screenshots at both widths, axe-core, no problems
+
+
+def _pages(site) -> dict[str, tuple[str, str]]:
+    """Page name -> (who, path)."""
+    with site["server"].client(site["codes"]["s007"]) as c:
+        sid = submit(c, A2, notebook_bytes(make_corpus.student(A2)), "roc_auc.ipynb").json()["id"]
+        wait_done(c, [sid])
+    return {"login": ("", "/login"), "course": ("s007", "/"), "assignment": ("s007", f"/assignments/{A2}"),
+            "submission": ("s007", f"/submissions/{sid}"), "not-found": ("s007", "/no/such/page"),
+            "instructor-home": ("instructor", "/instructor/"), "dashboard": ("instructor", f"/instructor/assignments/{A2}"),
+            "students": ("instructor", "/instructor/students"), "student": ("instructor", "/instructor/students/s007"),
+            "roster": ("instructor", "/instructor/roster")}
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_every_page_passes_axe_at_both_widths(site, browser, width):
+    assert AXE.is_file(), "找不到 axe-core（make setup 会用 npm 安装 tests/a11y/package.json）"
+    global AXE_SOURCE
+    AXE_SOURCE = AXE.read_text(encoding="utf-8") + "\n;typeof axe"
+    found = []
+    tabs: dict[str, Tab] = {}
+    for name, (who, path) in _pages(site).items():
+        if who not in tabs:
+            tabs[who] = Tab(browser, width)
+            if who:
+                login(tabs[who], site["base"], "王老师" if who == "instructor" else who, site["codes"][who])
+        tab = tabs[who]
+        if name == "not-found":
+            tab.expect_error(404, "page")
+        tab.page.goto(site["base"] + path)
+        tab.page.wait_for_load_state("load")
+        for details in tab.page.locator("details").all():  # audit what is folded too
+            details.evaluate("d => d.open = true")
+        wide = tab.page.evaluate("""() => [...document.querySelectorAll('body *')]
+            .filter(el => el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 && !el.closest('.table-wrap, pre, table'))
+            .map(el => `${el.tagName}.${el.className}: ${el.textContent.slice(0, 40)}`).slice(0, 5)""")
+        overflow = tab.page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert not wide and overflow <= 0, f"{name}: {overflow}px wider than the {width} screen: {wide}"
+        tab.shot(f"audit-{name}")
+        tab.page.evaluate(AXE_SOURCE)  # evaluated by the debugger, not as a script tag (the strict CSP would block that)
+        result = tab.page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
+        for v in result["violations"]:
+            if v["impact"] in ("serious", "critical"):
+                found.append(f"{name}: {v['impact']} {v['id']}: {v['help']} — {[n['target'] for n in v['nodes'][:3]]}")
+    for who, tab in tabs.items():
+        found += [f"{who}: {p}" for p in tab.clean()]
+        tab.close()
+    assert not found, "\n".join(found)
+
+
+def test_wrong_codes_are_rate_limited_with_a_clear_message(site, browser):
+    """Last in this module: it uses up the failures allowed from 127.0.0.1."""
+    tab = Tab(browser, "phone")
+    wrong = 0
+    while wrong <= 8:  # max 8 in the window; the earlier tests used some
+        tab.expected = [(401, "/login"), (429, "/login")]
+        login(tab, site["base"], "s001", f"abcdefgh-{wrong:026d}")
+        if "过多" in tab.page.locator(".error-message").inner_text():
+            break
+        assert "学号或访问码不正确" in tab.page.locator(".error-message").inner_text()
+        wrong += 1
+    assert 0 < wrong <= 8
+    tab.expected = [(429, "/login")]
+    login(tab, site["base"], "s002", site["codes"]["s001"][:9] + "x" * 26)  # any further guess waits
+    message = tab.page.locator(".error-message").inner_text()
+    assert "错误的访问码尝试过多" in message and "秒后再试" in message
+    tab.shot("login-rate-limited")
+    assert tab.clean() == [], tab.clean()
+    tab.close()
