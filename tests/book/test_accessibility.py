@@ -41,6 +41,7 @@ def audit(browser, url: str, dark: bool) -> list[str]:
     ctx, tab, problems = open_page(browser, url, viewport={"width": 1280, "height": 900}, color_scheme="light")
     try:
         if dark:  # the reader's stored choice, as the theme's colour-mode switch leaves it
+            tab.wait_for_load_state("networkidle")  # fonts of lazily typeset formulas: not cut off by the reload
             tab.evaluate("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark')")
             tab.reload(wait_until="load")
             tab.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
