@@ -49,6 +49,7 @@ def site(tmp_path_factory):
     }}
     codes = make_course(data, STUDENTS, config=config)
     server = Server(data, "--jobs", "2").start()
+    SERVER_LOGS.append(server.log)
     with server.client(codes["s008"]) as c:  # someone else's graded submission, for the URL-editing attack
         theirs = submit(c, A1, WRONG, "threshold_metrics.ipynb").json()["id"]
         wait_done(c, [theirs])
@@ -108,11 +109,23 @@ class Tab:
         self.ctx.close()
 
 
+SERVER_LOGS: list[Path] = []  # the running service's log, quoted when a page does not answer
+
+
 def login(tab: Tab, base: str, who: str, code: str) -> None:
+    """Sign in through the form and wait for the server's answer to the POST (not only for the old page's load)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     tab.page.goto(f"{base}/login")
     tab.page.fill("#login", who)
     tab.page.fill("#code", code)
-    tab.page.click("button[type=submit]")
+    try:
+        with tab.page.expect_response(lambda r: r.request.method == "POST" and r.url.split("?")[0].endswith("/login"),
+                                      timeout=90_000):
+            tab.page.click("button[type=submit]")
+    except PlaywrightTimeout:
+        log = SERVER_LOGS[-1].read_text(errors="replace")[-4000:] if SERVER_LOGS else "(no log)"
+        raise AssertionError(f"the service did not answer the sign-in form in 90 s; its log ends:\n{log}") from None
     tab.page.wait_for_load_state("load")
 
 
