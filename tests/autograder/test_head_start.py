@@ -32,8 +32,4 @@ def test_head_start_jobs_are_taken_over_or_dropped():
                             ("s4", "ps1_threshold_metrics", "f4")]
 
 
-def test_close_without_run_stops_the_head_start():
-    pool = scheduler.LocalPool(1, lambda msg: None)
-    pool.head_start([_job("s1", "f1"), _job("s2", "f2"), _job("s3", "f3")])
-    pool.close()
-    assert list(pool.run([])) == []  # a run after close starts from nothing
+# That a head start which is never taken over stops at once: tests/unit/test_pools.py.

@@ -26,14 +26,6 @@ def _code_cells(page: str) -> list[str]:
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_every_glue_reference_is_glued_on_the_same_page(page: str) -> None:
-    text = _text(page)
-    used = set(re.findall(r"\{glue:text\}`([A-Za-z0-9_]+)", text))
-    defined = set(re.findall(r"glue\(\"([A-Za-z0-9_]+)\"", text))
-    assert used <= defined, f"未定义的 glue 名称：{sorted(used - defined)}"
-
-
-@pytest.mark.parametrize("page", PAGES)
 def test_first_cell_sets_up_plotting(page: str) -> None:
     first = _code_cells(page)[0]
     assert first.startswith(":tags: [remove-cell]\nfrom coursebook import setup_plotting")

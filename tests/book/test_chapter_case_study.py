@@ -15,13 +15,6 @@ LABELS = [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
 SCORES = [0.1, 0.2, 0.2, 0.3, 0.3, 0.4, 0.5, 0.7, 0.9, 0.15, 0.45, 0.55, 0.75, 0.75, 0.85, 0.95, 0.75, 0.85, 0.95]
 
 
-def test_every_glue_reference_is_glued() -> None:
-    text = PAGE.read_text(encoding="utf-8")
-    used = set(re.findall(r"\{glue:text\}`([A-Za-z0-9_]+)", text))
-    defined = set(re.findall(r"glue\(\"([A-Za-z0-9_]+)\"", text))
-    assert used <= defined, f"未定义的 glue 名称：{sorted(used - defined)}"
-
-
 def test_page_uses_the_seed_data() -> None:
     text = PAGE.read_text(encoding="utf-8")
     compact = re.sub(r"\s+", "", text)

@@ -136,10 +136,14 @@ def test_quiz_renders_in_dark_mode_and_at_phone_width(browser, book_html, site_u
 
 
 def test_chinese_search_in_the_browser(browser, site_url):
-    for word, page_name in (("召回率", "fixed_threshold"), ("混淆矩阵", "confusion")):
+    """Sphinx's search page with jieba-segmented Chinese words finds the page that explains each word
+    (the index itself is checked in test_search.py)."""
+    for word, page_name in (("召回率", "fixed_threshold"), ("混淆矩阵", "confusion"), ("假发现率", "fixed_threshold"),
+                            ("误判代价", "thresholds_costs")):
         ctx, page, problems = open_page(browser, f"{site_url}/search.html?q={word}", math=False, viewport={"width": 1280, "height": 900})
         page.wait_for_selector("#search-results ul.search li", timeout=20000)
         links = page.locator("#search-results ul.search li a").evaluate_all("els => els.map(e => e.href)")
         assert any(page_name in href for href in links), (word, links)
-        page.screenshot(path=str(SHOTS / f"search-{page_name}.png"))
+        page.screenshot(path=str(SHOTS / f"search-{word}.png"))
+        assert not problems, problems
         ctx.close()
