@@ -13,20 +13,12 @@ import sqlalchemy as sa
 
 from autograder.model import CaseRecord, CaseResult, CellScore, SubmissionResult
 from autograder.service import dashboard, overrides, regrade
-from autograder.service.database import COUNTING, SUBMISSIONS, Database
+from autograder.service.database import COUNTING, SUBMISSIONS
 from autograder.service.overrides import OverrideError
 from autograder.service.pages import duration_text, root_of, when
 from autograder.service.policy import parse_policy
 
 CHINA = timezone(timedelta(hours=8))
-
-
-@pytest.fixture
-def db(tmp_path):
-    d = Database(f"sqlite:///{tmp_path / 'g.db'}")
-    d.create()
-    yield d
-    d.dispose()
 
 
 def _policy(**entry):

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 from autograder.check import all_assignments
 from autograder.service import codes, counting, sessions, uploads
-from autograder.service.database import SUBMISSIONS, Database
+from autograder.service.database import SUBMISSIONS
 from autograder.service.policy import PolicyError, load_policy, parse_policy
 from autograder.service.queue import GAVE_UP, MAX_TRIES, Queue
 
@@ -196,14 +196,6 @@ def test_codes_are_hashed_and_checked():
 
 
 # ---- the queue and counting (SQLite)
-
-
-@pytest.fixture
-def db(tmp_path):
-    d = Database(f"sqlite:///{tmp_path / 'g.db'}")
-    d.create()
-    yield d
-    d.dispose()
 
 
 def _add(db, sid, created, student="s1", status="queued"):
