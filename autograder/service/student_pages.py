@@ -30,7 +30,7 @@ from .pages import LOGIN_COOKIE, NeedLogin, PageError, checked_post, page, page_
 from .policy import DAY, AssignmentPolicy, retry_after
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"  # the released student versions
-WRONG_LOGIN = "学号或访问码不正确。请检查后重试（访问码区分不了 0/o、1/l，只含小写字母和数字 2-9）"
+WRONG_LOGIN = "学号或访问码不正确。请检查后重试（访问码只含小写字母和数字 2-9，没有容易看错的 i、l、o、0、1）"
 COUNTS_TEXT = {
     "best": ("计入成绩的是得分最高的一次提交（迟交的得分先乘以迟交系数再比较；同分时取较早的一次）", "按得分最高的一次计"),
     "last": ("计入成绩的是最后一次评分完成的提交（无论高低）", "按最后一次提交计"),
