@@ -3,7 +3,7 @@
 Every address comes from the deployment setting (:mod:`coursebook.deployment`: ``COURSE_SITE_CONFIG``,
 default ``deploy/local.yml``, the addresses of ``make serve``):
 
-* ``html_baseurl`` (canonical links, ``sitemap.xml`` of sphinx-sitemap, ``robots.txt``), the Open
+* ``html_baseurl`` (canonical links, ``sitemap.xml``, ``robots.txt``), the Open
   Graph tags and description metadata of sphinxext-opengraph, the link prefix of the 404 page of
   sphinx-notfound-page (the site's path, so it works under any sub-path of a static host);
 * the MyST substitutions ``{{ demo_url }}``, ``{{ demo_link }}``, ``{{ submit_url }}`` and ``{{ submit_link }}``;
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -60,8 +61,6 @@ def _configure(app: Sphinx, config: Any) -> None:
         theme["repository_branch"] = settings.repository_branch
         theme.setdefault("path_to_docs", "")
     config.html_theme_options = theme
-    # sphinx-sitemap: one URL per page, no language/version prefix
-    config.sitemap_url_scheme = "{link}"
     # sphinxext-opengraph: og:* tags and <meta name="description"> from each page's first paragraph
     config.ogp_site_url = settings.site_url
     config.ogp_site_name = config.html_title or config.project
@@ -177,10 +176,22 @@ def _pdf_download(app: Sphinx, pagename: str, templatename: str, context: dict, 
             })
 
 
-def _robots(app: Sphinx, exception: Exception | None) -> None:
+def _sitemap_and_robots(app: Sphinx, exception: Exception | None) -> None:
+    """Write ``sitemap.xml`` (every page of the book) and ``robots.txt`` pointing to it.
+
+    The page list comes from the saved environment (``env.found_docs``), not from the pages written by
+    this run: sphinx-sitemap lists only the latter, so after an incremental build its sitemap lacked
+    every unchanged page (its issue #13).
+    """
     if exception is not None or app.builder.name != "html":
         return
     settings = _settings(app)
+    urls = sorted(settings.site_url + app.builder.get_target_uri(doc) for doc in app.env.found_docs)
+    urls += [settings.site_url + name for name in ("genindex.html", "search.html")]
+    root = ET.Element("urlset", xmlns="http://www.sitemaps.org/schemas/sitemap/0.9")
+    for url in urls:
+        ET.SubElement(ET.SubElement(root, "url"), "loc").text = url
+    ET.ElementTree(root).write(Path(app.outdir) / "sitemap.xml", encoding="utf-8", xml_declaration=True)
     lines = ["User-agent: *", "Allow: /", f"Sitemap: {settings.site_url}sitemap.xml", ""]
     (Path(app.outdir) / "robots.txt").write_text("\n".join(lines), encoding="utf-8")
 
@@ -192,5 +203,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", _offer_notebook)
     app.connect("html-page-context", _write_notebook, priority=503)
     app.connect("html-page-context", _pdf_download, priority=502)  # after the theme built its menu
-    app.connect("build-finished", _robots)
+    app.connect("build-finished", _sitemap_and_robots)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
