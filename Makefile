@@ -34,8 +34,10 @@ demo: setup
 submit: setup
 	$(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT)
 
+# The whole suite on TEST_WORKERS pytest-xdist workers (test modules as units, longest first: tests/conftest.py).
+TEST_WORKERS ?= 3
 test: setup lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope
 
 # The unit layer: no sandbox, browser or book build (reference, wire format, comparison, reports,
 # pools, store, layers); under two minutes.

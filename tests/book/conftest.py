@@ -1,18 +1,27 @@
-"""Fixtures of the book tests: one full build of the book per test session.
+"""Fixtures of the book tests: one full build of the book per test run.
 
 The build is the Makefile's (``jupyter-book build . --warningiserror --nitpick --keep-going``) into
 ``_build/html`` with the shared execution cache, so after a first build a rerun takes well under a minute.
+
+Under pytest-xdist (``make test``) the workers share the builds: every ``jupyter-book`` run of the tests
+holds one lock (:func:`build_lock`; the builds share the execution cache and, per edition, the doctrees),
+and the public and instructor builds run once per test run, by the first worker that needs them; the
+others read its result (:func:`once`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import http.server
+import json
 import os
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,23 +39,60 @@ class BookBuild:
     html: Path
 
 
-@pytest.fixture(scope="session")
-def book_build() -> BookBuild:
-    """Build the whole book once (warnings are errors) and return its result."""
+def _shared_dir(tmp_path_factory) -> Path | None:
+    """The folder that all pytest-xdist workers of this run share; ``None`` without xdist."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return None
+    return tmp_path_factory.getbasetemp().parent
+
+
+@contextlib.contextmanager
+def build_lock(tmp_path_factory) -> Iterator[None]:
+    """Hold the lock of the test run's jupyter-book builds (no-op without xdist)."""
+    shared = _shared_dir(tmp_path_factory)
+    if shared is None:
+        yield
+        return
+    with open(shared / "jupyter-book.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def once(tmp_path_factory, name: str, make: Callable[[], dict]) -> dict:
+    """``make()`` (a build) run once per test run under :func:`build_lock`; later callers get its JSON result."""
+    with build_lock(tmp_path_factory):
+        shared = _shared_dir(tmp_path_factory)
+        done = shared / f"{name}.json" if shared else None
+        if done is not None and done.is_file():
+            return json.loads(done.read_text(encoding="utf-8"))
+        result = make()
+        if done is not None:
+            done.write_text(json.dumps(result), encoding="utf-8")
+        return result
+
+
+def _jupyter_book(*args: str, env: dict | None = None) -> tuple[int, str, float]:
     start = time.perf_counter()
-    proc = subprocess.run(
-        [str(JUPYTER_BOOK), "build", ".", "--warningiserror", "--nitpick", "--keep-going"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        timeout=1800,
-    )
-    log = proc.stdout + proc.stderr
-    artifacts = ROOT / "artifacts"
-    artifacts.mkdir(exist_ok=True)
-    (artifacts / "book-build.log").write_text(log, encoding="utf-8")
-    return BookBuild(proc.returncode, log, time.perf_counter() - start, ROOT / "_build" / "html")
+    proc = subprocess.run([str(JUPYTER_BOOK), "build", ".", *args, "--warningiserror", "--nitpick", "--keep-going"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, errors="replace", timeout=1800)
+    return proc.returncode, proc.stdout + proc.stderr, time.perf_counter() - start
+
+
+@pytest.fixture(scope="session")
+def book_build(tmp_path_factory) -> BookBuild:
+    """Build the whole book once (warnings are errors) and return its result."""
+    def build() -> dict:
+        code, log, seconds = _jupyter_book()
+        artifacts = ROOT / "artifacts"
+        artifacts.mkdir(exist_ok=True)
+        (artifacts / "book-build.log").write_text(log, encoding="utf-8")
+        return {"returncode": code, "log": log, "seconds": seconds}
+
+    result = once(tmp_path_factory, "book-build", build)
+    return BookBuild(result["returncode"], result["log"], result["seconds"], ROOT / "_build" / "html")
 
 
 @pytest.fixture(scope="session")
@@ -57,21 +103,21 @@ def book_html(book_build: BookBuild) -> Path:
 
 
 @pytest.fixture(scope="session")
-def instructor_html(book_html: Path) -> Path:
+def instructor_html(book_html: Path, tmp_path_factory) -> Path:
     """The instructor edition (``make book-instructor``) built once into ``_build/instructor``.
 
     It runs after the public build (``book_html``) and reuses its execution cache.
     """
     out = ROOT / "_build" / "instructor"
-    proc = subprocess.run(
-        [str(JUPYTER_BOOK), "build", ".", "--path-output", str(out), "--warningiserror", "--nitpick", "--keep-going"],
-        cwd=ROOT, env=dict(os.environ, COURSE_INSTRUCTOR="1"), capture_output=True, text=True, errors="replace",
-        timeout=1800,
-    )
-    log = proc.stdout + proc.stderr
-    (ROOT / "artifacts").mkdir(exist_ok=True)
-    (ROOT / "artifacts" / "book-build-instructor.log").write_text(log, encoding="utf-8")
-    assert proc.returncode == 0, "教师版构建失败，日志见 artifacts/book-build-instructor.log:\n" + log[-4000:]
+
+    def build() -> dict:
+        code, log, _ = _jupyter_book("--path-output", str(out), env=dict(os.environ, COURSE_INSTRUCTOR="1"))
+        (ROOT / "artifacts").mkdir(exist_ok=True)
+        (ROOT / "artifacts" / "book-build-instructor.log").write_text(log, encoding="utf-8")
+        return {"returncode": code, "log": log}
+
+    result = once(tmp_path_factory, "instructor-build", build)
+    assert result["returncode"] == 0, "教师版构建失败，日志见 artifacts/book-build-instructor.log:\n" + result["log"][-4000:]
     return out / "_build" / "html"
 
 

@@ -24,7 +24,7 @@ from bs4 import BeautifulSoup
 
 from coursebook.deployment import load_settings
 
-from .conftest import ROOT
+from .conftest import ROOT, build_lock
 from .quizdata import load as load_quizzes
 from .test_site_browser import PAGES
 
@@ -35,9 +35,10 @@ ARTIFACTS = ROOT / "artifacts" / "pdf"
 SEED_NUMBERS = ["TP=50", "0.1875", "3/4", ".632", "5×2", "√2", "Fawcett"]
 
 
-def _make(instructor: bool) -> tuple[Path, dict]:
+def _make(instructor: bool, tmp_path_factory) -> tuple[Path, dict]:
     cmd = [sys.executable, "-m", "coursebook.pdf"] + (["--instructor"] if instructor else [])
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=1800)
+    with build_lock(tmp_path_factory):  # its singlehtml build shares the execution cache and the doctrees
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=1800)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     name = "course-instructor.pdf" if instructor else "course.pdf"
     pdf = ROOT / "_build" / "pdf" / name
@@ -45,9 +46,9 @@ def _make(instructor: bool) -> tuple[Path, dict]:
 
 
 @pytest.fixture(scope="module")
-def public_pdf(book_html) -> tuple[Path, dict]:
+def public_pdf(book_html, tmp_path_factory) -> tuple[Path, dict]:
     """``make pdf`` after the site is built (so the PDF is also copied into the site)."""
-    return _make(instructor=False)
+    return _make(False, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
@@ -179,8 +180,8 @@ def test_pages_rendered_for_a_look(public_pdf):
     assert len(list(ARTIFACTS.glob("public-*.png"))) == len(sample)
 
 
-def test_instructor_edition_has_the_solutions(public_text):
-    pdf, stats = _make(instructor=True)
+def test_instructor_edition_has_the_solutions(public_text, tmp_path_factory):
+    pdf, stats = _make(True, tmp_path_factory)
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
     assert "教师版" in info and stats["quizzes"] == 12

@@ -17,9 +17,7 @@ import http.server
 import json
 import os
 import re
-import subprocess
 import threading
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from urllib.parse import urljoin
@@ -29,7 +27,7 @@ import pytest
 
 from coursebook.deployment import is_loopback, load_settings
 
-from .conftest import JUPYTER_BOOK, ROOT
+from .conftest import ROOT, _jupyter_book, build_lock
 from .test_quiz_browser import open_page
 from .test_site_browser import PAGES
 
@@ -167,15 +165,11 @@ def published_html(book_html, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("published")
     config = out / "site.yml"
     config.write_text("\n".join(f"{k}: {json.dumps(v)}" for k, v in PUBLISHED.items()) + "\n", encoding="utf-8")
-    start = time.perf_counter()
-    proc = subprocess.run(
-        [str(JUPYTER_BOOK), "build", ".", "--builder", "html", "--path-output", str(out),
-         "--warningiserror", "--nitpick", "--keep-going"],
-        cwd=ROOT, env=dict(os.environ, COURSE_SITE_CONFIG=str(config)), capture_output=True, text=True,
-        errors="replace", timeout=1800,
-    )
-    print(f"build with deployment settings: {time.perf_counter() - start:.0f} s")
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    with build_lock(tmp_path_factory):
+        code, log, seconds = _jupyter_book("--builder", "html", "--path-output", str(out),
+                                           env=dict(os.environ, COURSE_SITE_CONFIG=str(config)))
+    print(f"build with deployment settings: {seconds:.0f} s")
+    assert code == 0, log[-4000:]
     return out / "_build" / "html"
 
 
