@@ -92,8 +92,9 @@ def _work_in_jupyterlab(lab, folder: str, code: str) -> Path:
         page.keyboard.press("Escape")
         page.get_by_role("menuitem", name="Run").click()
         page.locator("li[data-command='runmenu:run-all']").click()
-        page.wait_for_function("() => [...document.querySelectorAll('.jp-InputArea-prompt')]"
-                               ".every(p => !p.textContent.includes('*'))", timeout=120_000)
+        # every code cell ran: its prompt shows an execution count ("[ ]" before the run starts, "[*]" while it runs)
+        page.wait_for_function("() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]"
+                               ".every(p => /\\[\\d+\\]/.test(p.textContent))", timeout=120_000)
         page.keyboard.press("Control+s")
         page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
         browser.close()
