@@ -24,6 +24,7 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
 ASSIGNMENT, NOTEBOOK = "ps1_threshold_metrics", "threshold_metrics.ipynb"
+SHOTS = REPO / "artifacts" / "screenshots"
 
 
 def _answer_code() -> str:
@@ -71,6 +72,7 @@ def lab(tmp_path_factory):
 
 def _work_in_jupyterlab(lab, folder: str, code: str) -> Path:
     """Open the released notebook, replace the answer cell's text in the editor, run all, save; the saved file."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     root, url, token = lab
@@ -90,11 +92,23 @@ def _work_in_jupyterlab(lab, folder: str, code: str) -> Path:
         page.keyboard.press("Delete")
         page.keyboard.insert_text(code)
         page.keyboard.press("Escape")
-        page.get_by_role("menuitem", name="Run").click()
-        page.locator("li[data-command='runmenu:run-all']").click()
+        prompts = "() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.textContent)"
+        started = f"() => ({prompts})().some(t => /\\[(\\*|\\d+)\\]/.test(t))"
+        for _ in range(2):  # under load a click on the menu may open it without running the command
+            page.get_by_role("menuitem", name="Run").click()
+            page.locator("li[data-command='runmenu:run-all']").click()
+            try:
+                page.wait_for_function(started, timeout=15_000)
+                break
+            except PlaywrightTimeout:
+                page.keyboard.press("Escape")
         # every code cell ran: its prompt shows an execution count ("[ ]" before the run starts, "[*]" while it runs)
-        page.wait_for_function("() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]"
-                               ".every(p => /\\[\\d+\\]/.test(p.textContent))", timeout=120_000)
+        try:
+            page.wait_for_function(f"() => ({prompts})().every(t => /\\[\\d+\\]/.test(t))", timeout=120_000)
+        except PlaywrightTimeout:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"jupyterlab-{folder}-run-all.png"), full_page=True)
+            raise AssertionError(f"not every cell ran after Run all; prompts: {page.evaluate(prompts)}") from None
         page.keyboard.press("Control+s")
         page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
         browser.close()
