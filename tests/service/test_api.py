@@ -260,7 +260,9 @@ def test_unknown_and_wrong_codes_cost_the_same(course):
                 times[kind].append(time.perf_counter() - t0)
                 assert r.status_code == 401
     known, unknown = min(times["known"]), min(times["unknown"])
-    assert unknown > 0.5 * known and known > 0.5 * unknown, times  # both pay for argon2, not a fast miss
+    # both pay for argon2 (tens of ms each); a fast miss would be 20x cheaper. The bound leaves room for the
+    # noise of a loaded machine (parallel test workers: 0.066 s against 0.135 s seen once)
+    assert unknown > 0.2 * known and known > 0.2 * unknown, times
 
 
 def test_sessions_cookies_and_csrf(course):
