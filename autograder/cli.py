@@ -18,6 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--db", help="nbgrader 成绩库的 SQLAlchemy URL（默认 sqlite:///OUT/gradebook.db）")
     g.add_argument("--force", action="store_true", help="重新评分全部提交，即使没有变化")
     g.add_argument("--no-sandbox", action="store_true", help="不用 bubblewrap 隔离学生代码（不安全，只用于调试）")
+    add_sandbox_options(g)
     g.add_argument("--jobs", type=int, default=0, help="本机评分工作进程数（默认 CPU 核数）")
     g.add_argument("--assignment", action="append", help="只评分这些作业（可重复）")
     g.add_argument("--student", action="append", help="只评分这些学生（可重复）；与 --force 一起用于重新评分一部分")
@@ -49,12 +50,23 @@ def main(argv: list[str] | None = None) -> int:
 
     add_service_commands(sub)
 
+    sb = sub.add_parser("sandbox", help="沙箱：准备 cgroup 委派，查看生效的限制")
+    sbs = sb.add_subparsers(dest="sandbox_command", required=True)
+    su = sbs.add_parser("setup", help="以 root 运行一次（每次开机）：把 cgroup 子树交给评分用户，使无特权的评分程序也能限制每个沙箱")
+    su.add_argument("--user", required=True, help="运行评分程序的用户（例如 course）")
+    sc = sbs.add_parser("check", help="自检沙箱并打印生效的限制")
+    add_sandbox_options(sc)
+
     args = parser.parse_args(argv)
     # imported here, not at the top: the grading workers re-import this module
     from .commands import exercises, grade
 
     if args.command in ("serve", "roster"):
         return run_service_command(args)
+    if args.command == "sandbox":
+        from .commands import sandbox_setup
+
+        return sandbox_setup.run(args)
     try:
         if args.command == "grade":
             return grade.grade(args)
@@ -64,6 +76,15 @@ def main(argv: list[str] | None = None) -> int:
     except grade.CannotGrade as exc:
         print(f"autograder: 无法评分：{exc}", file=sys.stderr)
         return 2
+
+
+def add_sandbox_options(p) -> None:
+    """Where the sandboxes' cgroups go and which account runs them (``grade``, ``serve``, ``sandbox check``)."""
+    p.add_argument("--cgroup-parent", metavar="PATH",
+                   help="在这个 cgroup 下为每个沙箱建子 cgroup（路径写法同 /proc/self/cgroup，如 /autograder@course）；"
+                        "默认：root 用层级的根，否则 systemd Delegate=yes 委派的本进程 cgroup（v2）或 autograder sandbox setup 建的子树（v1）")
+    p.add_argument("--sandbox-user", metavar="USER",
+                   help="评分程序以 root 运行时，沙箱以这个无特权用户启动（默认 nobody）；学生进程从不以主机 root 运行")
 
 
 def add_service_commands(sub) -> None:
@@ -77,6 +98,10 @@ def add_service_commands(sub) -> None:
     s.add_argument("--scheduler", metavar="ADDRESS", help="在 Dask distributed 集群上评分（调度器地址）")
     s.add_argument("--jobs", type=int, default=0, help="本机评分工作进程数（默认 CPU 核数）")
     s.add_argument("--no-sandbox", action="store_true", help="不用 bubblewrap 隔离学生代码（不安全，只用于调试）")
+    add_sandbox_options(s)
+    s.add_argument("--allow-weak-limits", action="store_true",
+                   help="没有每个沙箱的 cgroup 限制（CPU 时间、内存、进程数）时也启动；此时成绩取决于机器负载，"
+                        "一名学生的程序可能改变其他学生的成绩")
     s.add_argument("--lease", type=float, default=30.0, help="评分认领的租约秒数：进程被杀后，其他进程在租约到期后接手（默认 30）")
     s.add_argument("--scratch", metavar="DIR", help="工作进程存放临时文件的目录（默认系统临时目录）")
     s.add_argument("--db-wait", type=float, default=120.0, help="成绩库暂时不可用时最多等待的秒数（默认 120）")

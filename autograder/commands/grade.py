@@ -23,7 +23,7 @@ from ..batch.version import fingerprint, grader_version
 from ..check import all_assignments
 from ..check.grade import unjudged
 from ..model import Limits, SubmissionResult
-from ..sandbox import self_test
+from ..sandbox import enforcement, self_test
 from ..store import report
 from ..store.grades import GradeRow, write_grades_csv
 from ..store.outputs import OutputFolder, write_atomic
@@ -113,6 +113,12 @@ def grade(args: argparse.Namespace) -> int:
         assignments = {k: v for k, v in assignments.items() if k in args.assignment}
     sandbox = not args.no_sandbox
     if sandbox:
+        if not args.scheduler:  # which limits hold (and how) here; cluster workers check their own
+            try:
+                held = enforcement.prepare(getattr(args, "cgroup_parent", None), getattr(args, "sandbox_user", None))
+            except enforcement.SetupError as exc:
+                raise CannotGrade(str(exc)) from None
+            print(f"autograder: {held.describe(Limits(memory_bytes=args.memory_mib << 20))}", file=sys.stderr, flush=True)
         why = None if args.scheduler else self_test()  # cluster workers check their own
         if why:
             raise CannotGrade(f"{why}。拒绝在没有沙箱的情况下运行学生代码；确需如此请加 --no-sandbox")
@@ -311,7 +317,7 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
     outputs.write_summary({n: a.title for n, a in assignments.items()}, committed_results, not_graded)
     graded = len(pending) - len(failed)
     stats = {"graded": graded, "failed": failed, "not_graded": not_graded, "wall_seconds": round(wall, 3),
-             "workers": pool.workers,
+             "workers": pool.workers, "limits": enforcement.current(),
              "per_submission_seconds": {k: round(v / graded, 4) for k, v in totals.items()} if graded else {},
              "submissions_per_minute": round(60.0 * graded / wall, 2) if wall > 0 and graded else 0.0}
     outputs.write_run(stats)

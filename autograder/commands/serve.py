@@ -15,7 +15,7 @@ from pathlib import Path
 from ..batch import pools
 from ..check import all_assignments
 from ..model import Limits
-from ..sandbox import self_test
+from ..sandbox import enforcement, self_test
 from ..service import sessions
 from ..service.app import Service, make_app
 from ..service.database import Database, engine_url
@@ -86,6 +86,15 @@ def serve(args: argparse.Namespace) -> int:
             raise CannotServe(f"找不到教师源 {src}")
     sandbox = not args.no_sandbox
     if sandbox and not args.scheduler:
+        try:
+            held = enforcement.prepare(getattr(args, "cgroup_parent", None), getattr(args, "sandbox_user", None))
+        except enforcement.SetupError as exc:
+            raise CannotServe(str(exc)) from None
+        log(f"autograder: {held.describe(Limits(memory_bytes=args.memory_mib << 20))}")
+        if held.weak() and not getattr(args, "allow_weak_limits", False):
+            raise CannotServe("拒绝启动：" + "；".join(held.weak()) + "。这样一名学生的程序能改变其他学生的成绩。"
+                              "请先以 root 运行 autograder sandbox setup --user 评分用户（见 docs/deploy.md），或用 --cgroup-parent 指定"
+                              "委派给本用户的 cgroup；确需如此请加 --allow-weak-limits")
         why = self_test()
         if why:
             raise CannotServe(f"{why}。拒绝在没有沙箱的情况下运行学生代码；确需如此请加 --no-sandbox")

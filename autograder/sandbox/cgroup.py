@@ -8,6 +8,8 @@ import time
 import uuid
 from pathlib import Path
 
+from . import delegation
+
 _SWEPT: set[Path] = set()
 STALE_CGROUP_SECONDS = 3600.0
 
@@ -22,7 +24,7 @@ def _sweep_stale_cgroups(base: Path) -> None:
         return
     _SWEPT.add(base)
     now = time.time()
-    for old in base.glob("autograder-*"):
+    for old in base.glob("autograder-*"):  # never a delegated parent (autograder@USER)
         try:
             if now - old.stat().st_mtime > STALE_CGROUP_SECONDS:
                 old.rmdir()
@@ -30,7 +32,7 @@ def _sweep_stale_cgroups(base: Path) -> None:
             pass
 
 
-CGROUP_ROOT = Path("/sys/fs/cgroup")
+CGROUP_ROOT = delegation.CGROUP_ROOT
 
 
 class SandboxCgroups:
@@ -38,23 +40,27 @@ class SandboxCgroups:
     CPUs (CFS bandwidth) and ``memory_bytes`` of memory, and their CPU time is accounted for.
 
     Works on cgroup v1 (one hierarchy per controller: pids, cpu, cpuacct, memory) and v2 (one unified
-    hierarchy); only when the grader runs as root and a controller is available.  Whatever is missing
-    falls back: ``RLIMIT_NPROC`` for processes (see :func:`command.preexec`), per-process limits for
-    memory and wall-clock time for the time limits (:meth:`cpu_seconds` returns None).
+    hierarchy), below the parent :func:`delegation.parents` finds: the hierarchy's root when the grader
+    runs as root, else a subtree delegated to the grader's user.  Whatever is missing falls back:
+    ``RLIMIT_NPROC`` for processes (see :func:`command.preexec`), per-process limits for memory and
+    wall-clock time for the time limits (:meth:`cpu_seconds` returns None).
     """
 
     def __init__(self, *, processes: int, cpus: float, memory_bytes: int) -> None:
         self.paths: dict[str, Path] = {}  # controller ("pids", "cpu", "cpuacct", "memory" or "unified") -> cgroup
-        if os.geteuid() != 0:
-            return
+        try:
+            bases = delegation.parents()
+        except delegation.DelegationError:
+            bases = {}
         name = f"autograder-{uuid.uuid4().hex[:12]}"
         period = 100_000
-        if (CGROUP_ROOT / "cgroup.controllers").exists():  # v2
-            enabled = _read(CGROUP_ROOT / "cgroup.subtree_control").split()
+        if "unified" in bases:  # v2
+            base = bases["unified"]
+            enabled = _read(base / "cgroup.subtree_control").split()
             settings = {"pids": [("pids.max", str(processes))],
                         "cpu": [("cpu.max", f"{int(cpus * period)} {period}")],
                         "memory": [("memory.max", str(memory_bytes)), ("memory.swap.max", "0")]}
-            path = self._make(CGROUP_ROOT, name, [kv for ctrl, kvs in settings.items() if ctrl in enabled for kv in kvs])
+            path = self._make(base, name, [kv for ctrl, kvs in settings.items() if ctrl in enabled for kv in kvs])
             if path is not None:
                 self.paths["unified"] = path
             return
@@ -62,12 +68,18 @@ class SandboxCgroups:
                        "cpu": [("cpu.cfs_period_us", str(period)), ("cpu.cfs_quota_us", str(int(cpus * period)))],
                        "cpuacct": [],
                        "memory": [("memory.limit_in_bytes", str(memory_bytes))]}
+        made: dict[Path, Path] = {}  # resolved parent -> cgroup made there (cpu and cpuacct may share a hierarchy)
         for controller, kvs in settings_v1.items():
-            base = CGROUP_ROOT / controller
-            if (base / "cgroup.procs").exists():
-                path = self._make(base, name, kvs)
-                if path is not None:
-                    self.paths[controller] = path
+            base = bases.get(controller)
+            if base is None:
+                continue
+            real = base.resolve()
+            if real in made:
+                self.paths[controller] = made[real]
+                continue
+            path = self._make(base, name, kvs)
+            if path is not None:
+                self.paths[controller] = made[real] = path
 
     @staticmethod
     def _make(base: Path, name: str, settings: list[tuple[str, str]]) -> Path | None:
@@ -94,7 +106,7 @@ class SandboxCgroups:
 
     def procs_files(self) -> list[str]:
         """The ``cgroup.procs`` files the sandbox's first process writes itself into (before exec)."""
-        return [str(p / "cgroup.procs") for p in self.paths.values()]
+        return [str(p / "cgroup.procs") for p in sorted(set(self.paths.values()))]
 
     def cpu_seconds(self) -> float | None:
         """CPU time (user + system) used so far by every process of the sandbox, or None if not accounted."""
@@ -117,7 +129,7 @@ class SandboxCgroups:
             except OSError:
                 pass
         for _ in range(20):  # v1 (or no cgroup.kill): signal what the group holds until it holds nothing
-            pids = {int(p) for path in self.paths.values() for p in _read(path / "cgroup.procs").split() if p.isdigit()}
+            pids = {int(p) for path in set(self.paths.values()) for p in _read(path / "cgroup.procs").split() if p.isdigit()}
             if not pids:
                 return
             for pid in pids:
@@ -128,7 +140,7 @@ class SandboxCgroups:
             time.sleep(0.005)
 
     def remove(self) -> None:
-        for path in self.paths.values():
+        for path in set(self.paths.values()):
             _remove(path)
         self.paths = {}
 

@@ -36,10 +36,12 @@ def _site_packages() -> str:
     return sysconfig.get_paths()["purelib"]
 
 
-def bwrap_command(notebook: Path | None, limits: Limits) -> list[str]:
+def bwrap_command(notebook: Path | None, limits: Limits, notebook_fd: int | None = None) -> list[str]:
     """The bubblewrap command line that runs the runner on ``notebook``.
 
-    /dev is read-only (the zygote's children share it; each gets its own /dev/shm).
+    /dev is read-only (the zygote's children share it; each gets its own /dev/shm).  With
+    ``notebook_fd`` (an open descriptor of the notebook), bubblewrap copies the notebook in from it
+    (a sandbox account other than the grader's may not be able to open the file itself).
     """
     cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
            "--uid", "65534", "--gid", "65534", "--hostname", "sandbox", "--cap-drop", "ALL",
@@ -61,7 +63,9 @@ def bwrap_command(notebook: Path | None, limits: Limits) -> list[str]:
             # not available to answers (the rules allow the standard library and NumPy): an empty, sealed mask
             cmd += ["--size", "4096", "--perms", "0555", "--tmpfs", package, "--remount-ro", package]
     cmd += ["--ro-bind", str(PAYLOAD_DIR), PAYLOAD_MOUNT]  # the whole payload, nothing else of the grader
-    if notebook is not None:
+    if notebook is not None and notebook_fd is not None:
+        cmd += ["--perms", "0444", "--ro-bind-data", str(notebook_fd), f"/home/student/{notebook.name}"]
+    elif notebook is not None:
         cmd += ["--ro-bind", str(notebook), f"/home/student/{notebook.name}"]
     # bubblewrap's own root (/, /opt, /home and the mount points it made) is a tmpfs without a size
     # limit, shared by every run of the zygote: read-only.  (No --disable-userns: the zygote needs a
@@ -79,9 +83,64 @@ def environment() -> dict[str, str]:
             "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
 
 
-def preexec(limits: Limits, procs_files: list[str], pids_limited: bool):
+SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
+STAGE = Path("/run/autograder-stage")  # root grader: where the sandbox's first process shows it what it binds
+
+
+def staged(cmd: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Root grader: rewrite every ``--ro-bind SOURCE DEST`` outside the system directories to a staged source.
+
+    The sandbox account may not reach a source (a Python installation in root's home, mode 0700);
+    :func:`preexec` binds each source, opened as root, to ``STAGE/<n>`` in a private mount namespace,
+    where the account can reach it.  Returns the new command and the (source, staged path) pairs.
+    """
+    out, pairs, i = [], [], 0
+    while i < len(cmd):
+        if cmd[i] == "--ro-bind" and not cmd[i + 1].startswith(SYSTEM_DIRS):
+            target = str(STAGE / str(len(pairs)))
+            pairs.append((cmd[i + 1], target))
+            out += ["--ro-bind", target, cmd[i + 2]]
+            i += 3
+            continue
+        out.append(cmd[i])
+        i += 1
+    return out, pairs
+
+
+def _stage(pairs: list[tuple[str, str]], libc) -> None:
+    """In the sandbox's first process, as root: a private mount namespace with each source bound below STAGE."""
+    import ctypes
+
+    ms_nosuid, ms_nodev, ms_bind, ms_rec, ms_private = 2, 4, 0x1000, 0x4000, 1 << 18
+    if libc.unshare(0x20000) != 0:  # CLONE_NEWNS
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
+    if libc.mount(b"none", b"/", None, ms_rec | ms_private, None) != 0:
+        raise OSError(ctypes.get_errno(), "mount --make-rprivate /")
+    fds = [os.open(src, os.O_PATH | os.O_CLOEXEC) for src, _ in pairs]
+    if libc.mount(b"tmpfs", str(STAGE).encode(), b"tmpfs", ms_nosuid | ms_nodev, b"mode=0755,size=64k") != 0:
+        raise OSError(ctypes.get_errno(), f"mount tmpfs {STAGE}")
+    for (src, target), fd in zip(pairs, fds):
+        if os.path.isdir(f"/proc/self/fd/{fd}"):
+            os.mkdir(target)
+        else:
+            os.close(os.open(target, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o444))
+        if libc.mount(f"/proc/self/fd/{fd}".encode(), target.encode(), None, ms_bind | ms_rec, None) != 0:
+            raise OSError(ctypes.get_errno(), f"bind {src}")
+        os.close(fd)
+
+
+def preexec(limits: Limits, procs_files: list[str], pids_limited: bool, account=None,
+            stage: list[tuple[str, str]] | None = None):
     """What the sandbox's first process does before ``exec``: join its cgroups, set its rlimits
-    (``RLIMIT_NPROC`` when no pids cgroup limits the number of processes)."""
+    (``RLIMIT_NPROC`` when no pids cgroup limits the number of processes) and, when the grader is root,
+    stage the binds (:func:`staged`) and become the unprivileged sandbox ``account`` (uid, gid, no groups)."""
+    libc = None
+    if stage:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        STAGE.mkdir(mode=0o755, exist_ok=True)
+
     def apply() -> None:
         for procs_file in procs_files:
             with open(procs_file, "w") as fh:
@@ -92,8 +151,18 @@ def preexec(limits: Limits, procs_files: list[str], pids_limited: bool):
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if not pids_limited and os.geteuid() != 0:
+        if not pids_limited and (os.geteuid() != 0 or account is not None):
             n = len([p for p in os.listdir("/proc") if p.isdigit()])
             resource.setrlimit(resource.RLIMIT_NPROC, (n + limits.processes, n + limits.processes))
+        if stage:
+            _stage(stage, libc)
+        if account is not None:
+            for fd in (0, 1):  # the protocol pipes: the runner reopens them through /proc/self/fd (isolation._fresh_fds)
+                os.fchown(fd, account.uid, account.gid)
+            os.setgroups([])
+            os.setresgid(account.gid, account.gid, account.gid)
+            os.setresuid(account.uid, account.uid, account.uid)
+            if os.getresuid() != (account.uid,) * 3 or os.getresgid() != (account.gid,) * 3 or os.getgroups():
+                raise OSError("could not become the sandbox account")
 
     return apply

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Limits, Outcome, SetupReport
+from .account import sandbox_account
 from .cgroup import SandboxCgroups, process_tree
 from . import command
 from .command import PAYLOAD_DIR, PAYLOAD_MOUNT, environment, preexec
@@ -128,11 +129,19 @@ class Session:
             limits = dataclasses.replace(self.limits, processes=self.limits.processes + 3)
             self._cgroup = SandboxCgroups(processes=limits.processes, cpus=limits.cpus,
                                           memory_bytes=limits.sandbox_memory_bytes)
-            cmd = command.bwrap_command(self.notebook, limits) + [sys.executable, "-I", f"{PAYLOAD_MOUNT}/runner.py"]
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                         env=environment(), start_new_session=True,
-                                         preexec_fn=preexec(limits, self._cgroup.procs_files(), self._cgroup.limits_processes()),
-                                         close_fds=True)
+            user = sandbox_account()  # the grader is root: the sandbox starts as this unprivileged account
+            nb_fd = os.open(self.notebook, os.O_RDONLY | os.O_CLOEXEC) if user is not None and self.notebook else None
+            cmd = command.bwrap_command(self.notebook, limits, nb_fd) + [sys.executable, "-I", f"{PAYLOAD_MOUNT}/runner.py"]
+            cmd, stage = command.staged(cmd) if user is not None else (cmd, [])
+            try:
+                self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                             env=environment(), start_new_session=True, cwd="/",
+                                             preexec_fn=preexec(limits, self._cgroup.procs_files(),
+                                                                self._cgroup.limits_processes(), user, stage),
+                                             close_fds=True, pass_fds=() if nb_fd is None else (nb_fd,))
+            finally:
+                if nb_fd is not None:
+                    os.close(nb_fd)
             self._reset_buffer()
             hello = {"op": "zygote", "notebook": self.notebook.name if self.notebook else None,
                      "scratch_bytes": self.limits.scratch_bytes, "keep": self._kept_paths()}

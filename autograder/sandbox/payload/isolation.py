@@ -77,6 +77,8 @@ def isolate(libc, ctypes, notebook, nb_bytes, scratch_bytes, keep):
 
     if libc.capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)()) != 0:
         raise OSError(ctypes.get_errno(), "capset")
+    if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE 0: nothing outside may ptrace or read this process's memory
+        raise OSError(ctypes.get_errno(), "PR_SET_DUMPABLE")
     seccomp.lockdown(libc, ctypes)  # sets no_new_privs, then the seccomp filter
     check = (Data * 2)()
     if libc.capget(ctypes.byref(Header(0x20080522, 0)), check) != 0 or any(

@@ -73,6 +73,10 @@ def serve(first, send, recv):
         pid = os.fork()
         if pid == 0:
             try:
+                # dumpable again (inherited from the zygote): else /proc/self belongs to root and an unprivileged
+                # grader's child may not write its own uid_map; isolate() makes it non-dumpable once more
+                if libc.prctl(4, 1, 0, 0, 0) != 0:
+                    raise OSError(ctypes.get_errno(), "PR_SET_DUMPABLE")
                 isolation.isolate(libc, ctypes, notebook, nb_bytes, first.get("scratch_bytes", 32 << 20), keep)
             except BaseException as exc:  # noqa: BLE001 - never run student code half-isolated
                 try:  # say why: the grader must stop rather than grade everything 0 (e.g. no nested user namespaces)
