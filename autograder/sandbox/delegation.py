@@ -137,19 +137,28 @@ def _enable_v2(parent: Path) -> None:
 
 def setup(user: str) -> list[str]:
     """As root, once per boot: hand a cgroup subtree to ``user`` for the sandboxes it starts (v1), or say that
-    systemd's ``Delegate=yes`` does it (v2).  Returns what was done, one line each (Chinese)."""
+    systemd's ``Delegate=yes`` does it (v2).  Returns what was done, one line each (Chinese).
+
+    v1: ``/autograder@USER`` in the pids, cpu, cpuacct and memory hierarchies, the directory and its
+    ``cgroup.procs`` and ``tasks`` owned by the user: it may then make a child cgroup per sandbox, set
+    its limits and move its own processes in.  The directories vanish at reboot (cgroupfs lives in
+    memory): the service unit runs this command before every start (``ExecStartPre=+``).
+    """
     if os.geteuid() != 0:
         raise DelegationError("autograder sandbox setup 需要以 root 运行（例如 sudo）")
     try:
         account = pwd.getpwnam(user)
     except KeyError:
         raise DelegationError(f"没有用户 {user}") from None
+    if is_v2():
+        return [f"cgroup v2：无需准备。systemd 单元中的 Delegate=yes 把服务的 cgroup 交给 {user}（deploy/systemd/course-submit.service）；"
+                f"在 shell 中评分时用 systemd-run --uid={user} --gid={account.pw_gid} -p Delegate=yes --wait --pty "
+                "--working-directory=$PWD .venv/bin/autograder grade ...，或用 --cgroup-parent 指定已委派给它的 cgroup"]
     name = delegated_name(user)
-    done = []
-    bases = [CGROUP_ROOT] if is_v2() else [CGROUP_ROOT / c for c in V1_CONTROLLERS if (CGROUP_ROOT / c / "cgroup.procs").exists()]
+    bases = [CGROUP_ROOT / c for c in V1_CONTROLLERS if (CGROUP_ROOT / c / "cgroup.procs").exists()]
     if not bases:
         raise DelegationError(f"{CGROUP_ROOT} 下没有可用的 cgroup 层级（pids、cpu、cpuacct、memory）")
-    seen = set()
+    done, seen = [], set()
     for base in bases:
         real = base.resolve()
         if real in seen:  # cpu and cpuacct mounted together ("cpu,cpuacct")
@@ -157,17 +166,9 @@ def setup(user: str) -> list[str]:
         seen.add(real)
         path = base / name
         path.mkdir(exist_ok=True)
-        files = ["cgroup.procs", "tasks"] if not is_v2() else ["cgroup.procs", "cgroup.subtree_control", "cgroup.threads"]
-        for f in [path] + [path / f for f in files if (path / f).exists()]:
+        for f in (path, path / "cgroup.procs", path / "tasks"):
             os.chown(f, account.pw_uid, account.pw_gid)
-        done.append(f"{path}：属于 {user}")
-    if is_v2():
-        enabled = _read(CGROUP_ROOT / "cgroup.subtree_control").split()
-        missing = [c for c in V2_CONTROLLERS if c not in enabled]
-        if missing:
-            (CGROUP_ROOT / "cgroup.subtree_control").write_text(" ".join("+" + c for c in missing))
-        done.append("cgroup v2：以 systemd 运行时单元中的 Delegate=yes 已足够；在 shell 中运行时，先把评分进程放入上面的目录"
-                    f"（或用 --cgroup-parent /{name}）")
+        done.append(f"{path}：交给 {user}")
     return done
 
 
