@@ -51,7 +51,7 @@ class Enforcement:
         mem = (f"per sandbox 每个沙箱合计 {limits.sandbox_memory_bytes >> 20} MiB（cgroup）" if self.memory == "per sandbox"
                else f"per process 只限每个进程 {limits.memory_bytes >> 20} MiB 地址空间")
         procs = (f"per sandbox 每个沙箱 {limits.processes} 个（cgroup）" if self.processes == "per sandbox"
-                 else f"per user 只按主机用户限制（RLIMIT_NPROC）")
+                 else "per user 只按主机用户限制（RLIMIT_NPROC）")
         where = "、".join(sorted({str(p) for p in self.cgroup_parent.values()})) or "无"
         return (f"沙箱限制：CPU 时间 = {cpu}；内存 = {mem}；进程数 = {procs}；"
                 f"学生进程的主机用户 = {self.sandbox_user}（uid {self.sandbox_uid}）；cgroup 位置 = {where}")

@@ -23,7 +23,8 @@ def userns_hint() -> str:
                 "而沙箱 bubblewrap 需要它。解决：以 root 写入 /etc/apparmor.d/bwrap（内容见 docs/deploy.md 的 Ubuntu 一节），"
                 "再运行 systemctl reload apparmor")
     if _sysctl("kernel.unprivileged_userns_clone") == "0":
-        return "。原因：内核设置 kernel.unprivileged_userns_clone=0 禁止普通用户建立用户命名空间；以 root 运行 sysctl -w kernel.unprivileged_userns_clone=1"
+        return ("。原因：内核设置 kernel.unprivileged_userns_clone=0 禁止普通用户建立用户命名空间；"
+                "以 root 运行 sysctl -w kernel.unprivileged_userns_clone=1")
     if _sysctl("user.max_user_namespaces") == "0":
         return "。原因：内核设置 user.max_user_namespaces=0 禁止建立用户命名空间；以 root 把它设为 10000 以上"
     return ""
