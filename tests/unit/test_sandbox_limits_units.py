@@ -1,0 +1,49 @@
+"""Where sandbox cgroups go and how the limits in force are named (no sandbox is started here)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from autograder.sandbox import account, delegation
+from autograder.sandbox.enforcement import Enforcement
+
+
+@pytest.mark.parametrize("path", ["relative/path", "/a/../b", "/a/./b"])
+def test_a_cgroup_parent_must_be_an_absolute_path_without_dots(path):
+    with pytest.raises(delegation.DelegationError, match="以 / 开头"):
+        delegation.parents(path)
+
+
+def test_an_unusable_explicit_parent_is_refused_with_its_path(monkeypatch):
+    monkeypatch.delenv(delegation.ENV_PARENT, raising=False)
+    with pytest.raises(delegation.DelegationError, match="/no-such-parent-for-autograder"):
+        delegation.prepare("/no-such-parent-for-autograder")
+
+
+def test_own_cgroup_reads_proc_self_cgroup():
+    text = open("/proc/self/cgroup").read()
+    own = delegation.own_cgroup()
+    assert own.startswith("/") and f"::{own}" in text
+
+
+def test_the_sandbox_account_is_never_root(monkeypatch):
+    if os.geteuid() != 0:
+        assert account.sandbox_account("root") is None  # not root: sandboxes run as this user
+        return
+    with pytest.raises(account.AccountError, match="root"):
+        account.sandbox_account("root")
+    with pytest.raises(account.AccountError, match="没有用户"):
+        account.sandbox_account("no-such-user-for-autograder")
+    monkeypatch.delenv(account.ENV_USER, raising=False)
+    assert account.sandbox_account(None).name == "nobody"
+
+
+def test_weak_limits_are_named():
+    strong = Enforcement("cgroup", "per sandbox", "per sandbox")
+    weak = Enforcement("wall clock", "per process", "per user")
+    assert strong.weak() == []
+    assert [w[:4] for w in weak.weak()] == ["CPU ", "内存上限", "进程数上"]
+    assert "wall clock" in weak.describe() and "per process" in weak.describe() and "per user" in weak.describe()
+    assert weak.to_json()["cpu_time"] == "wall clock"
