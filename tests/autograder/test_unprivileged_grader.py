@@ -97,9 +97,10 @@ class User:
         for p in [path, *path.rglob("*")]:
             os.chown(p, self.uid, self.gid)
 
-    def popen(self, *args: str, **kw) -> subprocess.Popen:
+    def popen(self, *args: str, script: str | None = None, **kw) -> subprocess.Popen:
+        """``autograder ARGS`` as this user (or ``python SCRIPT ARGS``)."""
         env = {"PATH": "/usr/bin:/bin", "HOME": str(self.home), "LANG": "C.UTF-8", "PYTHONPATH": str(REPO)}
-        argv = [str(self.python), "-m", "autograder.cli", *args]
+        argv = [str(self.python), *([script] if script else ["-m", "autograder.cli"]), *args]
         if not CGROUP_V1:  # cgroup v2: the grader's own cgroup, delegated as by the service unit's Delegate=yes
             argv = ["systemd-run", "--quiet", "--wait", "--pipe", "--collect", f"--uid={self.uid}", f"--gid={self.gid}",
                     "-p", "Delegate=yes", f"--working-directory={self.home}", *[f"--setenv={k}={v}" for k, v in env.items()], *argv]
@@ -320,3 +321,72 @@ def test_the_service_refuses_weak_limits_unless_told(tmp_path):
             proc.wait(timeout=60)
     finally:
         user.remove()
+
+
+ATTACK = '''import ctypes, errno, os, signal, time
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def attack(targets):
+    seen = {}
+    for name, pid in targets.items():
+        try:
+            os.kill(pid, signal.SIGKILL)
+            seen[name] = "killed"
+        except ProcessLookupError:
+            seen[name] = "not found"
+        except PermissionError:
+            seen[name] = "denied"
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass
+    kid = os.fork()
+    if kid == 0:
+        time.sleep(30)
+        os._exit(0)
+    seen["ptrace"] = [libc.ptrace(16, kid, None, None), errno.errorcode.get(ctypes.get_errno(), "?")]
+    os.kill(kid, signal.SIGKILL)
+    os.waitpid(kid, 0)
+    return seen
+'''
+
+
+# run by the grader's account: one victim sandbox, one attacker sandbox; prints the victim's host uids
+ATTACK_RUN = """import json, os, sys
+from autograder.sandbox import Session
+from autograder.sandbox.cgroup import process_tree
+
+victim = Session([(0, "def alive():\\n    return 1\\n")], None)
+attacker = Session([(0, open(sys.argv[1]).read())], None)
+try:
+    assert victim.call("alive", []).ok
+    victim_pids = sorted(pid for pid, _ in process_tree(victim.proc.pid))
+    targets = {"grader": os.getpid(), "victim_bwrap": victim.proc.pid, **{f"victim_{p}": p for p in victim_pids}}
+    out = attacker.call("attack", [targets])
+    assert out.ok, out
+    assert {k: v for k, v in out.value.items() if k != "ptrace"} == {k: "not found" for k in targets}, out.value
+    assert out.value["ptrace"] == [-1, "EPERM"], out.value
+    assert victim.call("alive", []).ok and sorted(pid for pid, _ in process_tree(victim.proc.pid)) == victim_pids
+    print(json.dumps({"uids": sorted({os.stat(f"/proc/{p}").st_uid for p in victim_pids + [victim.proc.pid]})}))
+finally:
+    victim.close()
+    attacker.close()
+"""
+
+
+def test_a_sandbox_cannot_signal_or_ptrace_another_sandbox_or_the_grader(grader):
+    """From the student's side: the grader's and another sandbox's processes are not even visible (also when they
+    are the same host account: the unprivileged grader itself, or ``nobody`` for every sandbox of a root grader),
+    kill(-1) reaches only the attacker's own namespace, and ptrace is denied."""
+    script, attack = grader.home / "attack_run.py", grader.home / "attack.py"
+    script.write_text(ATTACK_RUN, encoding="utf-8")
+    attack.write_text(ATTACK, encoding="utf-8")
+    as_root = subprocess.run([str(REPO / ".venv" / "bin" / "python"), str(script), str(attack)],
+                             capture_output=True, text=True, timeout=120)
+    assert as_root.returncode == 0, as_root.stderr[-3000:]
+    assert json.loads(as_root.stdout.splitlines()[-1])["uids"] == [pwd.getpwnam("nobody").pw_uid], as_root.stdout
+    p = grader.popen(str(attack), script=str(script), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err[-3000:]
+    assert json.loads(out.splitlines()[-1])["uids"] == [grader.uid], out
