@@ -17,7 +17,7 @@ def test_a_cgroup_parent_must_be_an_absolute_path_without_dots(path):
 
 
 def test_an_unusable_explicit_parent_is_refused_with_its_path(monkeypatch):
-    monkeypatch.delenv(delegation.ENV_PARENT, raising=False)
+    monkeypatch.setenv(delegation.ENV_PARENT, "")  # restored after the test (prepare() sets it)
     with pytest.raises(delegation.DelegationError, match="/no-such-parent-for-autograder"):
         delegation.prepare("/no-such-parent-for-autograder")
 
@@ -47,3 +47,32 @@ def test_weak_limits_are_named():
     assert [w[:4] for w in weak.weak()] == ["CPU ", "内存上限", "进程数上"]
     assert "wall clock" in weak.describe() and "per process" in weak.describe() and "per user" in weak.describe()
     assert weak.to_json()["cpu_time"] == "wall clock"
+
+
+def test_a_delegated_v2_cgroup_moves_the_grader_into_a_leaf_then_enables_the_controllers(tmp_path, monkeypatch):
+    """cgroup v2's "no internal processes" rule, on a file tree shaped like one (a real v2 host is not available here):
+    the grader's processes are written into ``grader/cgroup.procs`` before the controllers are enabled below."""
+    root = tmp_path / "cgroup"
+    service = root / "system.slice" / "course-submit.service"
+    service.mkdir(parents=True)
+    (root / "cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    (service / "cgroup.controllers").write_text("cpu memory pids\n")
+    (service / "cgroup.subtree_control").write_text("")
+    (service / "cgroup.procs").write_text("101\n102\n")
+    order = []
+    real_write = type(service).write_text
+
+    def write_text(self, data, *args, **kwargs):
+        order.append((self.relative_to(service).as_posix(), data))
+        if self.name == "cgroup.procs" and not self.exists():
+            self.touch()
+        return real_write(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(type(service), "write_text", write_text)
+    monkeypatch.setattr(delegation, "CGROUP_ROOT", root)
+    monkeypatch.setenv(delegation.ENV_PARENT, "")  # restored after the test (prepare() sets it)
+    found = delegation.prepare("/system.slice/course-submit.service")
+    assert found == {"unified": service}
+    assert order == [("grader/cgroup.procs", "101"), ("grader/cgroup.procs", "102"),
+                     ("cgroup.subtree_control", "+pids +cpu +memory")]
+    assert os.environ[delegation.ENV_PARENT] == "/system.slice/course-submit.service"
