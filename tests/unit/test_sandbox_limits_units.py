@@ -76,3 +76,17 @@ def test_a_delegated_v2_cgroup_moves_the_grader_into_a_leaf_then_enables_the_con
     assert order == [("grader/cgroup.procs", "101"), ("grader/cgroup.procs", "102"),
                      ("cgroup.subtree_control", "+pids +cpu +memory")]
     assert os.environ[delegation.ENV_PARENT] == "/system.slice/course-submit.service"
+
+
+@pytest.mark.parametrize("sysctls, words", [
+    ({"kernel.apparmor_restrict_unprivileged_userns": "1"}, "AppArmor 不让普通用户的程序建立用户命名空间"),
+    ({"kernel.unprivileged_userns_clone": "0"}, "kernel.unprivileged_userns_clone=0"),
+    ({"user.max_user_namespaces": "0"}, "user.max_user_namespaces=0"),
+    ({}, ""),
+])
+def test_the_self_test_names_what_restricts_user_namespaces(monkeypatch, sysctls, words):
+    from autograder.sandbox import selftest
+
+    monkeypatch.setattr(selftest, "_sysctl", sysctls.get)
+    hint = selftest.userns_hint()
+    assert (words in hint) if words else hint == ""
