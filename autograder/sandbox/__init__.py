@@ -1,7 +1,11 @@
 """Isolation only: run a student's notebook cells and calls inside a bubblewrap sandbox.
 
 * :mod:`.command` - the bubblewrap command line, the fixed environment, rlimits;
-* :mod:`.cgroup` - the pids cgroup and the host's view of the sandbox's process tree;
+* :mod:`.cgroup` - the sandbox's cgroups (pids, CPU, memory) and the host's view of its process tree;
+* :mod:`.delegation` - where those cgroups go: the hierarchy's root, or a subtree delegated to an unprivileged
+  grader (``autograder sandbox setup``, systemd ``Delegate=yes``, ``--cgroup-parent``);
+* :mod:`.account` - the host account a root grader starts its sandboxes as (never root);
+* :mod:`.enforcement` - which limits hold here and how (printed at start, recorded in run.json);
 * :mod:`.session` - :class:`Session`, the trusted client that starts the sandbox and talks to it;
 * :mod:`.selftest` - :func:`self_test`, which says why this machine cannot isolate (or None);
 * ``payload/`` - everything that runs INSIDE the sandbox (runner, zygote, isolation, seccomp filter,

@@ -41,6 +41,15 @@ def delegated_name(user: str) -> str:
     return f"autograder@{user}"
 
 
+def user_name(uid: int | None = None) -> str:
+    """This process's (or ``uid``'s) user name; the number when the user has no passwd entry (e.g. in a container)."""
+    uid = os.geteuid() if uid is None else uid
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
 def own_cgroup(controller: str | None = None) -> str:
     """This process's cgroup path in the v2 hierarchy (``controller`` None) or in a v1 controller's."""
     try:
@@ -74,7 +83,7 @@ def parents(explicit: str | None = None) -> dict[str, Path]:
         if not root and path.name == LEAF and (path / "cgroup.procs").exists() and chosen is None:
             path = path.parent  # already moved into the leaf by prepare()
         return {"unified": path} if _usable(path) else {}
-    rel = chosen or ("/" if root else "/" + delegated_name(pwd.getpwuid(os.geteuid()).pw_name))
+    rel = chosen or ("/" if root else "/" + delegated_name(user_name()))
     out = {}
     for controller in V1_CONTROLLERS:
         base = CGROUP_ROOT / controller
@@ -100,7 +109,7 @@ def prepare(explicit: str | None = None) -> dict[str, Path]:
         if not found:
             where = _under(CGROUP_ROOT, explicit) if is_v2() else _under(CGROUP_ROOT / "pids", explicit)
             raise DelegationError(f"无法在 --cgroup-parent {explicit}（{where}）下建立 cgroup：目录不存在或当前用户"
-                                  f"（{pwd.getpwuid(os.geteuid()).pw_name}）不可写；请以 root 运行 autograder sandbox setup --user 用户名")
+                                  f"（{user_name()}）不可写；请以 root 运行 autograder sandbox setup --user 用户名")
         os.environ[ENV_PARENT] = explicit
     found = parents(explicit)
     if "unified" in found and (os.geteuid() != 0 or explicit):

@@ -14,7 +14,6 @@ machine gives:
 from __future__ import annotations
 
 import os
-import pwd
 from dataclasses import asdict, dataclass, field
 
 from ..model import Limits
@@ -80,7 +79,7 @@ def prepare(cgroup_parent: str | None = None, sandbox_user: str | None = None) -
         parents = {k: str(v.parent) for k, v in probe.paths.items()}
     finally:
         probe.remove()
-    me = pwd.getpwuid(os.geteuid()).pw_name
+    me = delegation.user_name()
     _CURRENT = Enforcement("cgroup" if cpu else "wall clock", "per sandbox" if memory else "per process",
                            "per sandbox" if processes else "per user", parents, me,
                            account.name if account else me, account.uid if account else os.geteuid())

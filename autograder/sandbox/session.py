@@ -9,14 +9,18 @@ The student's code runs under bubblewrap, in two layers:
   module and the one submitted notebook, on a read-only root with a read-only ``/dev``; nothing
   from the course repository, the submissions, the hidden tests or the gradebook is visible; a fixed
   minimal environment (``--clearenv`` plus ``--setenv``); resource limits (``setrlimit`` before
-  ``exec``: address space, CPU seconds, file size, open files, core dumps) and a pids cgroup when
-  the grader runs as root (``RLIMIT_NPROC`` otherwise);
+  ``exec``: address space, CPU seconds, file size, open files, core dumps) and cgroups for its
+  processes together (pids, CPU, memory; :mod:`.delegation`; ``RLIMIT_NPROC`` without a pids cgroup);
 * inside it, the runner starts as a zygote that never runs student code and forks the process that
   does (see ``runner.py``): new user, mount, IPC, network, UTS and PID namespaces, size-limited
   fresh tmpfs on /tmp, /dev/shm and /home/student, host device nodes and /dev/pts remounted
-  read-only (the sandbox's uid maps to host uid 0, so a writable bind of /dev/null would let
-  student code chmod the host's file), a hidden /proc, a new session keyring, fresh file
-  descriptions, no capabilities and a seccomp filter.
+  read-only, a hidden /proc, a new session keyring, fresh file descriptions, no capabilities, a
+  seccomp filter, and non-dumpable (nothing outside may ptrace it or read its memory).
+
+No sandbox process is host root: an unprivileged grader starts bubblewrap as itself; a root grader
+joins the cgroups and sets the limits in the sandbox's first process, stages the binds its sandbox
+account may not reach (:func:`command.staged`) and becomes that account (:mod:`.account`, default
+``nobody``) before ``exec bwrap``.
 
 The trusted side enforces a wall-clock timeout on every cell and every call and kills the whole
 sandbox when it expires.  Assignment 5 reuses one sandbox for its 16 runs (``Session.new_run``):

@@ -108,8 +108,9 @@ def _seal_devices(libc, ctypes):
     """Remount every mount below /dev read-only (except /dev/shm, replaced by a fresh tmpfs).
 
     bubblewrap binds the host's device nodes (null, zero, full, random, urandom, tty) and a devpts
-    into /dev; the sandbox's uid maps to host uid 0, so through a writable bind student code could
-    chmod or utime the host's own /dev/null (break every later sandbox, or pass bits to a later run).
+    into /dev; were the sandbox's uid the owner of those nodes on the host (a grader run as root without a
+    sandbox account), through a writable bind student code could chmod or utime the host's own /dev/null
+    (break every later sandbox, or pass bits to a later run).
     A read-only mount refuses both (EROFS) while reads and writes of the devices keep working.
     """
     with open("/proc/self/mountinfo", "rb") as fh:
