@@ -92,9 +92,7 @@ def serve(args: argparse.Namespace) -> int:
             raise CannotServe(str(exc)) from None
         log(f"autograder: {held.describe(Limits(memory_bytes=args.memory_mib << 20))}")
         if held.weak() and not getattr(args, "allow_weak_limits", False):
-            raise CannotServe("拒绝启动：" + "；".join(held.weak()) + "。这样一名学生的程序能改变其他学生的成绩。"
-                              "请先以 root 运行 autograder sandbox setup --user 评分用户（见 docs/deploy.md），或用 --cgroup-parent 指定"
-                              "委派给本用户的 cgroup；确需如此请加 --allow-weak-limits")
+            raise CannotServe(held.refusal())
         why = self_test()
         if why:
             raise CannotServe(f"{why}。拒绝在没有沙箱的情况下运行学生代码；确需如此请加 --no-sandbox")

@@ -42,6 +42,12 @@ class Enforcement:
             ([] if self.memory == "per sandbox" else ["内存上限不是每个沙箱的（只有每个进程的地址空间上限）"]) + \
             ([] if self.processes == "per sandbox" else ["进程数上限不是每个沙箱的（只有每个用户的 RLIMIT_NPROC）"])
 
+    def refusal(self) -> str:
+        """Why a service with these limits does not start, and what to do (Chinese)."""
+        return ("拒绝启动：" + "；".join(self.weak()) + "。这样一名学生的程序能改变其他学生的成绩。"
+                "请先以 root 运行 autograder sandbox setup --user 评分用户（见 docs/deploy.md），或用 --cgroup-parent 指定"
+                "委派给本用户的 cgroup；确需如此请加 --allow-weak-limits（成绩此时取决于机器负载）")
+
     def describe(self, limits: Limits | None = None) -> str:
         """One line for the log (Chinese, with the English key words also recorded in run.json)."""
         limits = limits or Limits()
