@@ -1,4 +1,4 @@
-"""Run grading jobs (:func:`jobs.grade_job`) in parallel and hand back results as they finish.
+"""Run grading jobs (:func:`jobs.grade_job`, or another work function) in parallel and hand back results as they finish.
 
 * :class:`LocalPool` - a ``ProcessPoolExecutor`` of ``os.cpu_count()`` worker processes on this machine
   (each job still runs the student's code under bubblewrap). A worker that dies (OOM killer, SIGKILL)
@@ -192,11 +192,12 @@ class LocalPool:
 class DaskPool:
     """An existing Dask distributed cluster (``distributed.Client(address)``)."""
 
-    def __init__(self, address: str, log: Callable[[str], None], attempts: int = 3) -> None:
+    def __init__(self, address: str, log: Callable[[str], None], attempts: int = 3, work: Work | None = None) -> None:
         from distributed import Client
 
         self.log = log
         self.attempts = attempts
+        self.work = work  # a module-level function (the workers import it by name); None: grade_job
         self.client = Client(address, timeout="30s", set_as_default=False)
         self.workers = max(1, sum(self.client.nthreads().values()))
         self.window = 2 * self.workers + 2
@@ -233,7 +234,7 @@ class DaskPool:
         ac = as_completed(loop=self.client.loop)
 
         def submit(job: dict) -> None:
-            fut = self.client.submit(grade_job, job, pure=False, key=f"grade-{_name(job)}-{os.urandom(4).hex()}")
+            fut = self.client.submit(self.work or grade_job, job, pure=False, key=f"grade-{_name(job)}-{os.urandom(4).hex()}")
             inflight[fut.key] = job
             ac.add(fut)
 
