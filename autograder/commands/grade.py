@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..batch.collect import Collection, Submission, collect, shown
-from ..batch.jobs import STALE_MARGIN, make_job, sweep_scratch
+from ..batch.jobs import STALE_MARGIN, Job, make_job, sweep_scratch
 from ..batch.lms import parse_time
 from ..batch.progress import Progress
 from ..batch.version import fingerprint, grader_version
@@ -121,7 +121,7 @@ def _grade_locked(args, t_start, grading: Grading, out, subs_root, assignments, 
     entries.sort(key=lambda e: -_cost(assignments[e[0].assignment]))
     scratch = args.scratch
 
-    def job_of(entry) -> dict:
+    def job_of(entry) -> Job:
         s, src, fp = entry
         return make_job(s.student, s.assignment, assignments[s.assignment].notebook, s.notebook, src, fp,
                         sandbox=sandbox, limits=limits, scratch=scratch)
@@ -159,10 +159,10 @@ def _cost(a) -> int:
     return sum(20 if c.kind == "mutant" else 1 for c in a.cases)
 
 
-def _received(job: dict, payload: dict) -> SubmissionResult:
+def _received(job: Job, payload: dict) -> SubmissionResult:
     """The worker's result, checked to be of this job's student, assignment and fingerprint."""
     result = SubmissionResult.from_json(payload["result"])
-    if (result.student, result.assignment, result.fingerprint) != (job["student"], job["assignment"], job["fingerprint"]):
+    if (result.student, result.assignment, result.fingerprint) != job.key:
         raise ValueError("结果与评分任务不符")
     return result
 
@@ -199,12 +199,12 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
     wanted_keys = {(e[0].student, e[0].assignment, e[2]) for e in pending}
     by_key = {(s.student, s.assignment): s for s in subs}
     for job, payload, error in pool.run(jobs_iter, wanted=wanted_keys):
-        name = f"{job['student']}/{job['assignment']}"
+        name = job.name
         if error is not None:
             failed.append(name)
             progress.tick(f"{name}：未能评分（{error}）")
             continue
-        a = assignments[job["assignment"]]
+        a = assignments[job.assignment]
         td = time.monotonic()
         try:
             result = _received(job, payload)
@@ -215,8 +215,8 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
         except Exception as exc:  # noqa: BLE001 - this submission's outcome, recorded; never the batch's end
             why = f"评分结果无法读取或写入（{type(exc).__name__}: {str(exc)[:200]}）；请联系教师"
             log(f"警告：{name}：{why}")
-            result = unjudged(a, job["student"], why)
-            result.fingerprint = job["fingerprint"]
+            result = unjudged(a, job.student, why)
+            result.fingerprint = job.fingerprint
             try:
                 store.record(result, a.notebook, report.comment_text(result))
             except ledger.DatabaseUnavailable:

@@ -290,7 +290,7 @@ def test_job_folder_is_private_while_grading_and_removed_after(tmp_path, monkeyp
     monkeypatch.setattr(jobs, "_SWEPT", True)
     job = jobs.make_job("s001", A1, "threshold_metrics", None, Path(__file__), "fp", sandbox=False,
                         limits=jobs.Limits(), scratch=str(tmp_path))
-    jobs.grade_job(job)
+    jobs.grade_job(job.to_json())
     assert seen == {"mode": 0o700, "files": [".lock", "source.ipynb"]}
     assert list(tmp_path.iterdir()) == []
 
