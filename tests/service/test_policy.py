@@ -172,3 +172,25 @@ def test_sign_in_failures_of_the_page_and_the_api_share_one_counter_and_are_prun
     token = form.text.split('name="csrf_token" value="')[1].split('"')[0]
     r = page.post("/login", data={"login": "s003", "code": site.codes["s003"], "csrf_token": token}, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "./"
+
+
+def test_one_mapping_of_refusals_to_answers(site):
+    """The web layer's one error mapping: JSON with the status under /api/, pages elsewhere, sign-in for a page
+    without a session; a Mount's prefix answers like any unknown address."""
+    anonymous, student = site.client(), site.client("s001")
+    r = anonymous.get("/api/v1/submissions")
+    assert (r.status_code, r.headers["www-authenticate"]) == (401, "Bearer") and "访问码" in r.json()["error"]
+    for path in ("/api/v1", "/api/v1/nothing"):
+        r = student.get(path, follow_redirects=False)
+        assert (r.status_code, r.json()) == (404, {"error": "没有这个地址"}), path
+    assert student.put("/api/v1/submissions").json() == {"error": "不支持这个请求方法"}
+    r = student.get("/api/v1/submissions/" + "A" * 22)
+    assert (r.status_code, r.json()) == (404, {"error": "没有这份提交"})
+    assert student.get("/api/v1/grades.csv").status_code == 403
+    r = anonymous.get(f"/assignments/{A1}", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "../login"
+    page, _ = site.signed_in("s001")
+    r = page.get("/instructor/")
+    assert r.status_code == 403 and "只有教师可以查看这个页面" in r.text and r.headers["content-type"].startswith("text/html")
+    r = page.get("/assignments/ps9")
+    assert r.status_code == 404 and "没有开放提交的作业 ps9" in r.text

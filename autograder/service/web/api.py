@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -163,6 +164,10 @@ def logout(request: Request) -> Response:
     response = _json({"ok": True})
     auth.end_session(request, response)
     return response
+
+
+def no_such_address(request: Request) -> Response:
+    raise HTTPException(404)
 
 
 def health(request: Request) -> Response:

@@ -42,6 +42,8 @@ UPLOAD_SLOTS = 8  # uploads read and checked at once; the others wait unread (th
 
 ROUTES = [
     Route("/healthz", api.health, methods=["GET"]),
+    # the bare prefix answers 404 like any unknown address (not a redirect to "/api/v1/", as a Mount alone would)
+    Route("/api/v1", api.no_such_address, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]),
     Mount("/api/v1", routes=api.ROUTES),
     Route("/instructor", instructor_pages.bare, methods=["GET"]),
     Mount("/instructor", routes=instructor_pages.ROUTES),
