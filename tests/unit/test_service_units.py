@@ -274,3 +274,25 @@ def test_roster_import_keeps_codes_and_reset_replaces_them(db, tmp_path):
         row = con.execute(sa.select(ACCOUNTS).where(ACCOUNTS.c.login == "s1")).first()
     assert row.code_id == new.split("-")[0] != first["s1"].split("-")[0]
     assert first["s1"].split("-")[1] not in row.code_hash and codes.verify(new.split("-")[1], row.code_hash)
+
+
+def test_an_older_database_loses_the_second_copy_of_the_counting_score(tmp_path):
+    """Older versions stored the counting score in service_counting too (NOT NULL): start-up drops those columns,
+    keeping which submission counts, so the new code's rows (without a score) can be written."""
+    from autograder.service.database import COUNTING, Database
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = sa.create_engine(url)
+    with engine.begin() as con:
+        con.execute(sa.text("CREATE TABLE service_counting (student_id VARCHAR(128) NOT NULL, assignment VARCHAR(128) NOT NULL, "
+                            "submission_id VARCHAR(32) NOT NULL, score FLOAT NOT NULL, max_score FLOAT NOT NULL, "
+                            "updated_at FLOAT NOT NULL, PRIMARY KEY (student_id, assignment))"))
+        con.execute(sa.text("INSERT INTO service_counting VALUES ('s1', 'a', 'sub1', 5.0, 10.0, 1.0)"))
+    engine.dispose()
+    db = Database(url)
+    db.create()
+    db.create()  # again: nothing left to drop
+    with db.write() as con:
+        assert con.execute(sa.select(COUNTING)).all() == [("s1", "a", "sub1", 1.0)]
+        con.execute(sa.insert(COUNTING).values(student_id="s2", assignment="a", submission_id="sub2", updated_at=2.0))
+    db.dispose()
