@@ -118,6 +118,7 @@ class Attempt:
     result: SubmissionResult | None
     shown: str
     policy_text: str
+    settled: bool = True  # False: graded, the counting attempt not yet chosen again (the page keeps polling)
 
 
 class Submissions:
@@ -266,7 +267,8 @@ class Submissions:
             out.append(Attempt(row.id, number, row.student_id, row.assignment, row.status, row.created_at,
                                row.graded_at if row.status in ("graded", "failed") else None, row.filename, bool(row.late),
                                row.penalty, s.score, s.raw_score, s.max_score, row.error if row.status == "failed" else None,
-                               position, row.id == counting_id, result, shown, FEEDBACK_POLICIES[shown]))
+                               position, row.id == counting_id, result, shown, FEEDBACK_POLICIES[shown],
+                               bool(row.settled)))
         out.reverse()
         return out
 
@@ -295,7 +297,7 @@ class Submissions:
             "late_now": w.lateness == "late",
             "feedback_text": f"{FEEDBACK_POLICIES[feedback]}；{'截止' if policy.late_penalty is None else '迟交期结束'}后显示全部",
             "counts_text": COUNTS_TEXT[policy.counts][0], "counts_short": COUNTS_TEXT[policy.counts][1],
-            "attempts": rows, "counting": counting, "pending": any(a.status in ("queued", "grading") for a in rows),
+            "attempts": rows, "counting": counting, "pending": any(a.status in ("queued", "grading") or not a.settled for a in rows),
             "grade_ids": sorted(rules.grade_ids), "functions": list(rules.functions),
             "owners": json.dumps(rules.owners, ensure_ascii=False, sort_keys=True),
         }

@@ -194,3 +194,16 @@ def test_one_mapping_of_refusals_to_answers(site):
     assert r.status_code == 403 and "只有教师可以查看这个页面" in r.text and r.headers["content-type"].startswith("text/html")
     r = page.get("/assignments/ps9")
     assert r.status_code == 404 and "没有开放提交的作业 ps9" in r.text
+
+
+def test_the_page_keeps_polling_until_the_counting_attempt_is_settled(site):
+    """Between the result and the gradebook (the counting attempt chosen again) the page still polls, so it never
+    stops on a graded attempt without its "counts" mark."""
+    upload(site.client("s002"), A1, NB[A1])
+    page, _ = site.signed_in("s002")
+    site.grade(settle=False)
+    live = page.get(f"/assignments/{A1}/live").text
+    assert 'data-pending="1"' in live and "10 / 10" in live and 'class="badge count"' not in live
+    site.settle("s002", A1)
+    live = page.get(f"/assignments/{A1}/live").text
+    assert 'data-pending="0"' in live and 'class="badge count">计入成绩' in live and "还没有已评分的提交" not in live
