@@ -6,8 +6,11 @@ import argparse
 import os
 import sys
 
+from .commands.grading import add_grading_options, add_sandbox_options
 
-def main(argv: list[str] | None = None) -> int:
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of every subcommand."""
     parser = argparse.ArgumentParser(prog="autograder", description="课程作业的生成与评分（基于 nbgrader）")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -15,21 +18,10 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("submissions", help="SUBMISSIONS/<学号>/<作业>/<笔记本>.ipynb，Canvas/Moodle/Blackboard 的下载包"
                                         "（zip 文件，或含 zip 的目录），或两者混合")
     g.add_argument("--out", required=True, help="输出目录：grades.csv、feedback/、summary.html、gradebook.db")
-    g.add_argument("--db", help="nbgrader 成绩库的 SQLAlchemy URL（默认 sqlite:///OUT/gradebook.db）")
+    add_grading_options(g, folder="OUT")
     g.add_argument("--force", action="store_true", help="重新评分全部提交，即使没有变化")
-    g.add_argument("--no-sandbox", action="store_true", help="不用 bubblewrap 隔离学生代码（不安全，只用于调试）")
-    add_sandbox_options(g)
-    g.add_argument("--jobs", type=int, default=0, help="本机评分工作进程数（默认 CPU 核数）")
     g.add_argument("--assignment", action="append", help="只评分这些作业（可重复）")
     g.add_argument("--student", action="append", help="只评分这些学生（可重复）；与 --force 一起用于重新评分一部分")
-    g.add_argument("--scheduler", metavar="ADDRESS", help="在 Dask distributed 集群上评分（调度器地址，如 tcp://10.0.0.5:8786）")
-    g.add_argument("--scratch", metavar="DIR", help="工作进程存放临时文件的目录（默认系统临时目录）")
-    g.add_argument("--db-wait", type=float, default=120.0, help="成绩库暂时不可用时最多等待的秒数（默认 120）")
-    g.add_argument("--solutions", help="教师源目录（默认仓库中的 solutions/）")
-    g.add_argument("--call-timeout", type=float, default=4.0, help="每次函数调用的墙钟时限（秒）")
-    g.add_argument("--memory-mib", type=int, default=1024, help="学生进程的地址空间上限（MiB）")
-    g.add_argument("--submission-timeout", type=float, default=180.0,
-                   help="每份提交的评分总时限（秒，含所有重启与用例；超时后其余用例计 0 分）")
     g.add_argument("--feedback", choices=["full", "cases", "score"], default="full",
                    help="反馈页显示的内容：full 每个用例的输入、结果与回溯（默认）；cases 只显示每个用例是否通过"
                         "（截止前使用，隐藏用例的输入无法经由反馈读出）；score 只显示得分")
@@ -56,8 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     su.add_argument("--user", required=True, help="运行评分程序的用户（例如 course）")
     sc = sbs.add_parser("check", help="自检沙箱并打印生效的限制")
     add_sandbox_options(sc)
+    return parser
 
-    args = parser.parse_args(argv)
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     # imported here, not at the top: the grading workers re-import this module
     from .commands import exercises, grade
 
@@ -78,37 +73,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def add_sandbox_options(p) -> None:
-    """Where the sandboxes' cgroups go and which account runs them (``grade``, ``serve``, ``sandbox check``)."""
-    p.add_argument("--cgroup-parent", metavar="PATH",
-                   help="在这个 cgroup 下为每个沙箱建子 cgroup（路径写法同 /proc/self/cgroup，如 /autograder@course）；"
-                        "默认：root 用层级的根，否则 systemd Delegate=yes 委派的本进程 cgroup（v2）或 autograder sandbox setup 建的子树（v1）")
-    p.add_argument("--sandbox-user", metavar="USER",
-                   help="评分程序以 root 运行时，沙箱以这个无特权用户启动（默认 nobody）；学生进程从不以主机 root 运行")
-
-
 def add_service_commands(sub) -> None:
     """``autograder serve`` and ``autograder roster`` (the online grading service)."""
     s = sub.add_parser("serve", help="运行在线评分服务（HTTP API、持久队列、评分工作进程）")
     s.add_argument("--data", required=True, help="数据目录：提交的笔记本、SQLite 成绩库 gradebook.db、服务器密钥")
-    s.add_argument("--db", help="成绩库的 SQLAlchemy URL（默认 sqlite:///DATA/gradebook.db；多个服务进程请用 postgresql://...）")
+    add_grading_options(s, folder="DATA")
     s.add_argument("--config", help="课程配置 course.yml（默认 DATA/course.yml；没有时全部作业开放、无截止时间）")
     s.add_argument("--host", default="127.0.0.1", help="监听地址（默认 127.0.0.1）")
     s.add_argument("--port", type=int, default=8080, help="端口（默认 8080）")
-    s.add_argument("--scheduler", metavar="ADDRESS", help="在 Dask distributed 集群上评分（调度器地址）")
-    s.add_argument("--jobs", type=int, default=0, help="本机评分工作进程数（默认 CPU 核数）")
-    s.add_argument("--no-sandbox", action="store_true", help="不用 bubblewrap 隔离学生代码（不安全，只用于调试）")
-    add_sandbox_options(s)
     s.add_argument("--allow-weak-limits", action="store_true",
                    help="没有每个沙箱的 cgroup 限制（CPU 时间、内存、进程数）时也启动；此时成绩取决于机器负载，"
                         "一名学生的程序可能改变其他学生的成绩")
     s.add_argument("--lease", type=float, default=30.0, help="评分认领的租约秒数：进程被杀后，其他进程在租约到期后接手（默认 30）")
-    s.add_argument("--scratch", metavar="DIR", help="工作进程存放临时文件的目录（默认系统临时目录）")
-    s.add_argument("--db-wait", type=float, default=120.0, help="成绩库暂时不可用时最多等待的秒数（默认 120）")
-    s.add_argument("--solutions", help="教师源目录（默认仓库中的 solutions/）")
-    s.add_argument("--call-timeout", type=float, default=4.0, help="每次函数调用的时限（秒）")
-    s.add_argument("--memory-mib", type=int, default=1024, help="学生进程的地址空间上限（MiB）")
-    s.add_argument("--submission-timeout", type=float, default=180.0, help="每份提交的评分总时限（秒）")
     s.add_argument("--forwarded-allow-ips", help="在反向代理之后：信任这些地址发来的 X-Forwarded-For（逗号分隔）")
     s.add_argument("--max-connections", type=int, default=1000, help="同时处理的最大连接数，超出时回答 503（默认 1000）")
     s.add_argument("--access-log", action="store_true", help="打印每个请求")

@@ -9,13 +9,18 @@
 * ``autograder/check/`` grades one notebook; ``autograder/batch/`` schedules many; only ``autograder/store/``
   writes the gradebook and the output folder, and it knows results, not how they are produced;
 * ``autograder/service/`` (the online grading service) queues submissions and grades them with the batch
-  layer's jobs and pools, writing through the store; it never reaches into the sandbox.
+  layer's jobs and pools, writing through the store; it never reaches into the sandbox.  Inside it, the core
+  (everything but ``service/web/``) never imports the web frameworks: HTTP and templates are the web layer's.
+
+No module of ``autograder/`` takes part in an import cycle, counting imports inside functions too (such an
+import only hides a cycle until someone moves it to the top).
 """
 
 from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -110,3 +115,138 @@ def test_the_checker_sees_relative_absolute_and_local_imports():
     """The rules above would catch a violation (the checker is not vacuous)."""
     text = "from ..check import grade\nimport autograder.store.ledger\ndef f():\n    from .. import batch\n"
     assert sorted(_layer(m) for m in _imported_modules(text, "autograder.sandbox")) == ["batch", "check", "store"]
+
+
+# ---- the service: an HTTP-free core and a web layer
+
+SERVICE = PACKAGE / "service"
+WEB = SERVICE / "web"
+WEB_FRAMEWORKS = {"starlette", "jinja2", "markupsafe", "python_multipart", "multipart", "uvicorn", "httpx"}
+CORE_FILES = [p for p in sorted(SERVICE.rglob("*.py")) if WEB not in p.parents]
+
+
+@pytest.mark.parametrize("path", CORE_FILES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_service_core_knows_no_http_and_no_templates(path):
+    used = {m.split(".")[0] for m in _imports(path)}
+    assert not used & WEB_FRAMEWORKS, f"{path.name} imports {sorted(used & WEB_FRAMEWORKS)}: that belongs in service/web/"
+    web = sorted(m for m in _imports(path) if m == "autograder.service.web" or m.startswith("autograder.service.web."))
+    assert not web, f"the core must not import the web layer: {web}"
+
+
+def test_the_web_layer_exists_where_the_rule_above_expects_it():
+    """The core rule is not vacuous: the web modules are where it looks, and they do use the frameworks."""
+    assert (WEB / "app.py").is_file() and len(CORE_FILES) > 10
+    assert "starlette" in {m.split(".")[0] for m in _imports(WEB / "app.py")}
+
+
+# ---- no import cycles
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}  # the payload too: other modules name it
+
+
+def _edges(module: str, text: str, is_package: bool, modules: Iterable[str]) -> set[str]:
+    """The modules of ``modules`` that importing ``module`` (source ``text``) imports, inside functions too.
+
+    ``from P import x`` imports ``P.x`` when that is a module, else ``P`` itself; it runs ``P``'s ``__init__``
+    first unless ``P`` is a package containing ``module`` (already being imported).
+    """
+    known = set(modules)
+    package = module if is_package else module.rpartition(".")[0]
+    ancestors = {".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 1)}
+    out: set[str] = set()
+
+    def add(target: str) -> None:
+        while target and target not in known:  # a name inside a module: the module
+            target = target.rpartition(".")[0]
+        parts = target.split(".")
+        for i in range(1, len(parts) + 1):  # importing a.b.c runs a and a.b first
+            name = ".".join(parts[:i])
+            if name in known and name != module and (name not in ancestors or i == len(parts)):
+                out.add(name)
+
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                add(a.name)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module
+            for a in node.names:
+                if f"{source}.{a.name}" in known:
+                    add(f"{source}.{a.name}")
+                    if source not in ancestors and source != module:
+                        add(source)
+                else:
+                    add(source)
+    return out
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, children = work[-1]
+            for w in children:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    component = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        component.append(w)
+                        if w == v:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def _graph(sources: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
+    return {m: _edges(m, text, is_package, sources) for m, (text, is_package) in sources.items()}
+
+
+def test_no_import_cycles_in_autograder():
+    sources = {m: (p.read_text(encoding="utf-8"), p.name == "__init__.py") for m, p in MODULES.items()}
+    assert not _cycles(_graph(sources))
+
+
+def test_the_cycle_check_sees_cycles_through_function_level_imports_and_packages():
+    """The check is not vacuous: a cycle hidden in a function, and one through a package's ``__init__``, are found;
+    importing a sibling submodule through the package is not a cycle."""
+    hidden = {"autograder.x.app": ("from . import pages\n", False),
+              "autograder.x.pages": ("def routes():\n    from .app import ApiError\n", False),
+              "autograder.x": ("", True)}
+    assert _cycles(_graph(hidden)) == [["autograder.x.app", "autograder.x.pages"]]
+    through_init = {"autograder.y": ("def load():\n    from . import a\n", True),
+                    "autograder.y.a": ("from . import Thing\n", False)}
+    assert _cycles(_graph(through_init)) == [["autograder.y", "autograder.y.a"]]
+    siblings = {"autograder.z": ("from .b import f\n", True), "autograder.z.a": ("from . import b\n", False),
+                "autograder.z.b": ("def f(): pass\n", False)}
+    assert _cycles(_graph(siblings)) == []

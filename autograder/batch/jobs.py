@@ -1,12 +1,10 @@
 """One grading job: a pure function from (submission bytes, assignment) to a result as JSON data.
 
-A job is a plain dict (picklable, no paths that only exist on the grader's machine), so it runs
-unchanged in a local worker process or on a Dask worker on another machine:
+A job is a :class:`Job` (no paths that only exist on the grader's machine); it crosses to a worker as the
+explicit JSON of :meth:`Job.to_json` (the notebooks' bytes in base64), so it runs unchanged in a local worker
+process or on a Dask worker on another machine, and a pool runs whatever work function it is given on it.
 
-``{"student", "assignment", "notebook": name, "submission": bytes | None, "source": bytes,
-"fingerprint", "sandbox": bool, "limits": {...}, "scratch": dir | None}``
-
-:func:`grade_job` writes the two notebooks into a private scratch folder, grades them with
+:func:`grade_job` reads the job back (:meth:`Job.from_json`), writes the two notebooks into a private scratch folder, grades them with
 :func:`autograder.check.grade_with_timing` (student code still runs only inside the bubblewrap sandbox), removes the
 scratch folder and returns ``{"result": <SubmissionResult JSON>, "timing": {...}, "worker": ...}``.
 It never touches the gradebook: the trusted parent is its only writer.
@@ -20,6 +18,7 @@ before its first job), and those without a lock file whose creating process (nam
 
 from __future__ import annotations
 
+import base64
 import ctypes
 import errno
 import fcntl
@@ -31,7 +30,9 @@ import socket
 import stat
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..model import Limits
 from ..sandbox import SandboxBroken, self_test
@@ -65,53 +66,95 @@ def worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@dataclass(frozen=True)
+class Job:
+    """One submission to grade, with everything a worker needs.
+
+    ``tag`` is the caller's own reference (the service's submission id); workers never read it.
+    """
+
+    student: str
+    assignment: str
+    fingerprint: str
+    notebook: str = ""  # the notebook's name in the assignment
+    submission: bytes | None = None  # None: nothing was submitted (graded 0 with a reason)
+    source: bytes = b""  # the instructor's source notebook
+    sandbox: bool = True
+    limits: Limits = field(default_factory=Limits)
+    scratch: str | None = None
+    tag: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What identifies the job's result: student, assignment and the fingerprint of the graded bytes."""
+        return self.student, self.assignment, self.fingerprint
+
+    @property
+    def name(self) -> str:
+        return f"{self.student}/{self.assignment}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The job as JSON data (bytes in base64): what crosses to a worker."""
+        b64 = lambda b: None if b is None else base64.b64encode(b).decode("ascii")  # noqa: E731
+        return {"student": self.student, "assignment": self.assignment, "fingerprint": self.fingerprint,
+                "notebook": self.notebook, "submission": b64(self.submission), "source": b64(self.source),
+                "sandbox": self.sandbox, "limits": self.limits.to_json(), "scratch": self.scratch, "tag": self.tag}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Job":
+        unb64 = lambda t: None if t is None else base64.b64decode(t)  # noqa: E731
+        return cls(data["student"], data["assignment"], data["fingerprint"], data["notebook"], unb64(data["submission"]),
+                   unb64(data["source"]) or b"", bool(data["sandbox"]), Limits.from_json(data["limits"]), data["scratch"],
+                   data.get("tag", ""))
+
+
 def make_job(student: str, assignment: str, notebook_name: str, submission: Path | None, source: Path,
-             fingerprint: str, *, sandbox: bool, limits: Limits, scratch: str | None = None) -> dict:
+             fingerprint: str, *, sandbox: bool, limits: Limits, scratch: str | None = None, tag: str = "") -> Job:
     """Read the files once, in the trusted parent, and pack everything a worker needs."""
-    return {"student": student, "assignment": assignment, "notebook": notebook_name,
-            "submission": submission.read_bytes() if submission is not None else None,
-            "source": source.read_bytes(), "fingerprint": fingerprint, "sandbox": sandbox,
-            "limits": limits.to_json(), "scratch": scratch}
+    return Job(student, assignment, fingerprint, notebook_name, submission.read_bytes() if submission is not None else None,
+               source.read_bytes(), sandbox, limits, scratch, tag)
 
 
-def grade_job(job: dict) -> dict:
-    """Grade one job; raises :class:`JobError` only when the infrastructure (not the student) failed."""
+def grade_job(data: dict) -> dict:
+    """Grade one job (:meth:`Job.to_json`); raises :class:`JobError` only when the infrastructure (not the student)
+    failed."""
     global _SANDBOX_CHECKED, _SWEPT
     from ..check import all_assignments, grade_with_timing  # here: a fresh worker pays for the import once, in the job
 
     t_begin = time.monotonic()
-    if job["sandbox"]:
+    job = Job.from_json(data)
+    if job.sandbox:
         if _SANDBOX_CHECKED is False:
             _SANDBOX_CHECKED = self_test()
         if _SANDBOX_CHECKED:
             raise JobError(f"工作节点 {socket.gethostname()} 无法使用沙箱：{_SANDBOX_CHECKED}")
-    assignment = all_assignments()[job["assignment"]]
-    limits = Limits.from_json(job["limits"])
+    assignment = all_assignments()[job.assignment]
+    limits = job.limits
     if not _SWEPT:
         _SWEPT = True
-        sweep_scratch(job.get("scratch"), max_age=limits.submission_timeout + STALE_MARGIN)
+        sweep_scratch(job.scratch, max_age=limits.submission_timeout + STALE_MARGIN)
     work = None
     try:
-        work = Path(tempfile.mkdtemp(prefix=f"{JOB_PREFIX}{os.getpid()}-", dir=job.get("scratch") or None))  # 0700
+        work = Path(tempfile.mkdtemp(prefix=f"{JOB_PREFIX}{os.getpid()}-", dir=job.scratch or None))  # 0700
         lock = _hold(work)
     except OSError as exc:
         if work is not None:
             shutil.rmtree(work, ignore_errors=True)
-        raise JobError(_io_reason(exc, job.get("scratch"))) from None
+        raise JobError(_io_reason(exc, job.scratch)) from None
     try:
         try:
             source = work / "source.ipynb"
-            source.write_bytes(job["source"])
+            source.write_bytes(job.source)
             submission = None
-            if job["submission"] is not None:
-                submission = work / "submitted" / f"{job['notebook']}.ipynb"
+            if job.submission is not None:
+                submission = work / "submitted" / f"{job.notebook}.ipynb"
                 submission.parent.mkdir()
-                submission.write_bytes(job["submission"])
+                submission.write_bytes(job.submission)
         except OSError as exc:
             raise JobError(_io_reason(exc, str(work.parent))) from None
         t0 = time.monotonic()
         try:
-            result, start = grade_with_timing(assignment, source, submission, job["student"], sandbox=job["sandbox"],
+            result, start = grade_with_timing(assignment, source, submission, job.student, sandbox=job.sandbox,
                                               limits=limits)
         except SandboxBroken as exc:  # never a grade: the machine, not the student, failed
             raise JobError(f"工作节点 {socket.gethostname()} 的沙箱无法隔离学生进程：{exc}") from None
@@ -121,7 +164,7 @@ def grade_job(job: dict) -> dict:
     finally:
         shutil.rmtree(work, ignore_errors=True)
         os.close(lock)
-    result.fingerprint = job["fingerprint"]
+    result.fingerprint = job.fingerprint
     return {"result": result.to_json(),
             "timing": {"setup": round(t0 - t_begin, 4), "process_start_and_cells": round(start, 4),
                        "calls_and_checks": round(max(total - start, 0.0), 4), "grade": round(total, 4)},

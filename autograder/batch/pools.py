@@ -1,4 +1,4 @@
-"""Run grading jobs (:func:`jobs.grade_job`) in parallel and hand back results as they finish.
+"""Run grading jobs (:func:`jobs.grade_job`, or another work function) in parallel and hand back results as they finish.
 
 * :class:`LocalPool` - a ``ProcessPoolExecutor`` of ``os.cpu_count()`` worker processes on this machine
   (each job still runs the student's code under bubblewrap). A worker that dies (OOM killer, SIGKILL)
@@ -27,25 +27,25 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable, Iterator
 
-from .jobs import JobError, grade_job, worker_init
+from .jobs import Job, JobError, grade_job, worker_init
 
-Event = tuple[dict, "dict | None", "str | None"]
-Work = Callable[[dict], dict]
-IDLE: dict = {}  # yielded by an endless source: nothing to grade now, ask again soon (compared by identity)
+Event = tuple[Job, "dict | None", "str | None"]
+Work = Callable[[dict], dict]  # called with Job.to_json(); returns JSON data
+IDLE = Job("", "", "")  # yielded by an endless source: nothing to grade now, ask again soon (compared by identity)
 IDLE_POLL = 0.2  # seconds a pool waits for finished jobs before it asks an idle source again
 
 
-def _name(job: dict) -> str:
-    return f"{job['student']}/{job['assignment']}"
+def _name(job: Job) -> str:
+    return job.name
 
 
-def job_key(job: dict) -> tuple[str, str, str]:
+def job_key(job: Job) -> tuple[str, str, str]:
     """What identifies a job's result: student, assignment and the fingerprint of the graded bytes."""
-    return job["student"], job["assignment"], job["fingerprint"]
+    return job.key
 
 
 class RetryPolicy:
-    """How often a job is tried, counted per job key (never per object: a new dict may reuse a freed id).
+    """How often a job is tried, counted per job key (never per object: a new Job may reuse a freed id).
 
     A job whose worker reported an infrastructure error (:class:`JobError`) is tried ``attempts`` times;
     a job that was in flight when a worker died gets two more tries (it may be the innocent neighbour
@@ -56,17 +56,17 @@ class RetryPolicy:
         self.attempts = attempts
         self._tries: dict[tuple[str, str, str], int] = {}
 
-    def _count(self, job: dict) -> int:
+    def _count(self, job: Job) -> int:
         key = job_key(job)
         self._tries[key] = self._tries.get(key, 0) + 1
         return self._tries[key]
 
-    def after_error(self, job: dict) -> int | None:
+    def after_error(self, job: Job) -> int | None:
         """The job failed with :class:`JobError`: the number of its next try, or None to give up."""
         n = self._count(job)
         return n + 1 if n < self.attempts else None
 
-    def after_lost_worker(self, job: dict) -> bool:
+    def after_lost_worker(self, job: Job) -> bool:
         """The job was in flight when a worker died: True to try it again."""
         return self._count(job) < self.attempts + 2
 
@@ -88,7 +88,7 @@ class LocalPool:
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=worker_init)
 
-    def head_start(self, jobs: list[dict]) -> None:
+    def head_start(self, jobs: list[Job]) -> None:
         """Start these jobs now, before :meth:`run` knows which jobs are wanted.
 
         :meth:`run` takes over a started job when the same job (:func:`job_key`) comes from its
@@ -97,7 +97,7 @@ class LocalPool:
         self._executor = self._pool()
         self._early = {}
         for job in jobs:
-            self._early[job_key(job)] = (self._executor.submit(self.work, job), job)
+            self._early[job_key(job)] = (self._executor.submit(self.work, job.to_json()), job)
 
     def close(self) -> None:
         """Stop a head start that :meth:`run` never took over (e.g. the gradebook could not open).
@@ -117,9 +117,9 @@ class LocalPool:
         if manager is not None:  # it reaps the workers (joining them here too would race with it)
             manager.join(timeout=10)
 
-    def run(self, jobs: Iterable[dict], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
+    def run(self, jobs: Iterable[Job], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
         source = iter(jobs)
-        retry: deque[dict] = deque()
+        retry: deque[Job] = deque()
         policy = RetryPolicy(self.attempts)
         inflight: dict = {}
         pool, early = getattr(self, "_executor", None) or self._pool(), getattr(self, "_early", {})
@@ -141,7 +141,7 @@ class LocalPool:
                         inflight[started[0]] = started[1]
                         continue
                     try:
-                        inflight[pool.submit(self.work, job)] = job
+                        inflight[pool.submit(self.work, job.to_json())] = job
                     except BrokenProcessPool:  # a worker died after the last wait: restart the pool below
                         retry.appendleft(job)
                         submit_broken = True
@@ -192,11 +192,12 @@ class LocalPool:
 class DaskPool:
     """An existing Dask distributed cluster (``distributed.Client(address)``)."""
 
-    def __init__(self, address: str, log: Callable[[str], None], attempts: int = 3) -> None:
+    def __init__(self, address: str, log: Callable[[str], None], attempts: int = 3, work: Work | None = None) -> None:
         from distributed import Client
 
         self.log = log
         self.attempts = attempts
+        self.work = work  # a module-level function (the workers import it by name); None: grade_job
         self.client = Client(address, timeout="30s", set_as_default=False)
         self.workers = max(1, sum(self.client.nthreads().values()))
         self.window = 2 * self.workers + 2
@@ -224,7 +225,7 @@ class DaskPool:
                      f"（当前 {len(now)} 个工作进程）")
         return now
 
-    def run(self, jobs: Iterable[dict], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
+    def run(self, jobs: Iterable[Job], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
         from distributed import as_completed
 
         source = iter(jobs)
@@ -232,8 +233,8 @@ class DaskPool:
         inflight: dict = {}
         ac = as_completed(loop=self.client.loop)
 
-        def submit(job: dict) -> None:
-            fut = self.client.submit(grade_job, job, pure=False, key=f"grade-{_name(job)}-{os.urandom(4).hex()}")
+        def submit(job: Job) -> None:
+            fut = self.client.submit(self.work or grade_job, job.to_json(), pure=False, key=f"grade-{_name(job)}-{os.urandom(4).hex()}")
             inflight[fut.key] = job
             ac.add(fut)
 

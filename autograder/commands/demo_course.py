@@ -41,14 +41,13 @@ def course_config(now: datetime) -> dict:
 
 def make_course(data: Path, now: datetime) -> dict[str, str]:
     """Roster, instructor and ``course.yml`` in ``data``; the access codes by login."""
+    from ..service.accounts import enroll
     from ..service.database import Database
-    from ..service.roster import Student, import_students, instructor_code
-    from ..store import gradebook
+    from ..service.roster import Student, instructor_code
 
     db = Database(f"sqlite:///{data / 'gradebook.db'}")
     db.create()
-    issued = import_students(db, [Student(sid, name) for sid, name in STUDENTS])
-    gradebook.update_students(db.url, [(sid, name, "") for sid, name in STUDENTS])
+    issued = enroll(db, [Student(sid, name) for sid, name in STUDENTS])
     codes = {s.student_id: code for s, code in issued}
     codes[INSTRUCTOR] = instructor_code(db, INSTRUCTOR)
     db.dispose()

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import errno
-import fcntl
-import hashlib
-import json
 import os
 import re
 import sys
@@ -14,19 +10,20 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from ..batch import pools
 from ..batch.collect import Collection, Submission, collect, shown
-from ..batch.jobs import STALE_MARGIN, make_job, sweep_scratch
+from ..batch.jobs import STALE_MARGIN, Job, make_job, sweep_scratch
 from ..batch.lms import parse_time
 from ..batch.progress import Progress
 from ..batch.version import fingerprint, grader_version
 from ..check import all_assignments
 from ..check.grade import unjudged
-from ..model import Limits, SubmissionResult
-from ..sandbox import enforcement, self_test
+from ..model import SubmissionResult
+from ..sandbox import enforcement
 from ..store import report
 from ..store.grades import GradeRow, write_grades_csv
-from ..store.outputs import OutputFolder, write_atomic
+from ..store.outputs import OutputFolder
+from ..store.urls import database_url
+from .grading import FileStamps, Grading, generate_changed, grading_setup, lock_folder
 
 PACKAGE = Path(__file__).resolve().parents[1]
 REPO = PACKAGE.parent
@@ -49,19 +46,9 @@ def lock_output(out: Path) -> int:
 
     A second run on the same folder is refused at once, with a message naming the running one.
     """
-    fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        holder = os.pread(fd, 64, 0).decode(errors="replace").strip()
-        os.close(fd)
-        if exc.errno not in (errno.EWOULDBLOCK, errno.EACCES):
-            raise CannotGrade(f"无法锁定输出目录 {out}：{exc}") from None
-        raise CannotGrade(f"另一个 autograder grade（进程 {holder or '?'}）正在使用输出目录 {out}；"
-                          "两个评分进程同时写同一个成绩库会互相破坏。请等它结束后再运行（结束后重新运行只会补评未完成的提交）") from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, str(os.getpid()).encode(), 0)
-    return fd
+    return lock_folder(out, LOCK_FILE, lambda holder: (
+        f"另一个 autograder grade（进程 {holder}）正在使用输出目录 {out}；两个评分进程同时写同一个成绩库会互相破坏。"
+        "请等它结束后再运行（结束后重新运行只会补评未完成的提交）"), CannotGrade)
 
 
 def _deadlines(values: list[str] | None, names) -> dict[str, datetime]:
@@ -77,17 +64,6 @@ def _deadlines(values: list[str] | None, names) -> dict[str, datetime]:
     return due
 
 
-def _read_stamps(stamp_file: Path, db_url: str) -> dict:
-    """What generate_assignment already put into this gradebook (empty if unreadable or the SQLite file is gone)."""
-    if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///"):]).exists():
-        return {}
-    try:
-        stamps = json.loads(stamp_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return stamps if isinstance(stamps, dict) else {}
-
-
 def grade(args: argparse.Namespace) -> int:
     """``autograder grade``: see ``autograder grade --help`` and docs/scaling.md.
 
@@ -100,7 +76,6 @@ def grade(args: argparse.Namespace) -> int:
     graded (listed at the end and in summary.html).
     """
     t_start = time.monotonic()
-    solutions = Path(args.solutions or REPO / "solutions").resolve()
     out = Path(args.out).resolve()
     subs_root = Path(args.submissions).resolve()
     if not subs_root.exists():
@@ -111,37 +86,19 @@ def grade(args: argparse.Namespace) -> int:
         if unknown:
             raise CannotGrade(f"未知作业：{', '.join(sorted(unknown))}")
         assignments = {k: v for k, v in assignments.items() if k in args.assignment}
-    sandbox = not args.no_sandbox
-    if sandbox:
-        if not args.scheduler:  # which limits hold (and how) here; cluster workers check their own
-            try:
-                held = enforcement.prepare(getattr(args, "cgroup_parent", None), getattr(args, "sandbox_user", None))
-            except enforcement.SetupError as exc:
-                raise CannotGrade(str(exc)) from None
-            print(f"autograder: {held.describe(Limits(memory_bytes=args.memory_mib << 20))}", file=sys.stderr, flush=True)
-        why = None if args.scheduler else self_test()  # cluster workers check their own
-        if why:
-            raise CannotGrade(f"{why}。拒绝在没有沙箱的情况下运行学生代码；确需如此请加 --no-sandbox")
-    else:
-        print("autograder: 警告：--no-sandbox，学生代码不经隔离运行", file=sys.stderr)
+    log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
+    grading = grading_setup(args, assignments, CannotGrade, lambda msg: print(msg, file=sys.stderr))
     out.mkdir(parents=True, exist_ok=True)
     lock = lock_output(out)
     try:
-        return _grade_locked(args, t_start, solutions, out, subs_root, assignments, sandbox)
+        return _grade_locked(args, t_start, grading, out, subs_root, assignments, log)
     finally:
         os.close(lock)
 
 
-def _grade_locked(args, t_start, solutions, out, subs_root, assignments, sandbox) -> int:
-    db_url = _driver(args.db or f"sqlite:///{out / 'gradebook.db'}")
-    log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    limits = Limits(call_timeout=args.call_timeout, memory_bytes=args.memory_mib << 20,
-                    submission_timeout=args.submission_timeout)
-    sources = {}
-    for name, a in assignments.items():
-        sources[name] = solutions / name / f"{a.notebook}.ipynb"
-        if not sources[name].is_file():
-            raise CannotGrade(f"找不到教师源 {sources[name]}")
+def _grade_locked(args, t_start, grading: Grading, out, subs_root, assignments, log) -> int:
+    db_url = database_url(args.db, out)
+    sources, sandbox, limits = grading.sources, grading.sandbox, grading.limits
 
     due = _deadlines(args.due, list(assignments))
     stale = sweep_scratch(args.scratch, max_age=args.submission_timeout + STALE_MARGIN)
@@ -165,40 +122,21 @@ def _grade_locked(args, t_start, solutions, out, subs_root, assignments, sandbox
     entries.sort(key=lambda e: -_cost(assignments[e[0].assignment]))
     scratch = args.scratch
 
-    def job_of(entry) -> dict:
+    def job_of(entry) -> Job:
         s, src, fp = entry
         return make_job(s.student, s.assignment, assignments[s.assignment].notebook, s.notebook, src, fp,
                         sandbox=sandbox, limits=limits, scratch=scratch)
 
-    if args.scheduler:
-        pool = pools.DaskPool(args.scheduler, log)
-    else:
-        pool = pools.LocalPool(args.jobs or os.cpu_count() or 1, log)
+    pool = grading.pool(log)
+    if not args.scheduler:
         pool.head_start([job_of(e) for e in entries[:pool.window]])
     try:
-        from ..store import gradebook, ledger  # nbgrader, SQLAlchemy: imported while the head start runs
+        from ..store import ledger  # nbgrader, SQLAlchemy: imported while the head start runs
 
-        # 2. nbgrader generate_assignment: puts each assignment (notebooks, grade cells) into the gradebook.
-        #    The stamps are written (atomically) only after it succeeded: a run killed during it generates again.
+        # 2. nbgrader generate_assignment: puts each assignment (notebooks, grade cells) into the gradebook
         course = out / ".nbgrader-course"
-        stamp_file = course / "generated.json"
-        stamps = _read_stamps(stamp_file, db_url)
-        todo = []
-        for name in assignments:
-            key = hashlib.sha256(sources[name].read_bytes() + db_url.encode()).hexdigest()
-            if stamps.get(name) != key:
-                todo.append(name)
-                stamps[name] = key
-        if todo:
-            log(f"nbgrader generate_assignment：{', '.join(todo)}")
-            try:
-                gradebook.generate(solutions, todo, course, db_url)
-            except gradebook.GenerationError as exc:
-                raise CannotGrade(str(exc)) from None
-            except Exception as exc:  # noqa: BLE001 - nbgrader's own errors (e.g. a database it cannot use)
-                raise CannotGrade(f"nbgrader generate_assignment 失败（{type(exc).__name__}: {str(exc)[:500]}）；"
-                                  "问题解决后重新运行同一命令即可") from None
-            write_atomic(stamp_file, json.dumps(stamps))
+        generate_changed(grading, list(assignments), course, db_url, FileStamps(course / "generated.json", db_url),
+                         CannotGrade, log)
 
         # 3. the ledger in the gradebook says what is committed
         try:
@@ -217,25 +155,15 @@ def _grade_locked(args, t_start, solutions, out, subs_root, assignments, sandbox
         sweep_scratch(args.scratch, max_age=args.submission_timeout + STALE_MARGIN)  # a killed worker's folder
 
 
-def _driver(url: str) -> str:
-    """``postgresql://`` with the installed driver (SQLAlchemy 2.1 defaults to psycopg 3; we ship psycopg2)."""
-    if url.startswith(("postgresql://", "postgres://")):
-        import importlib.util
-
-        if importlib.util.find_spec("psycopg") is None and importlib.util.find_spec("psycopg2") is not None:
-            return "postgresql+psycopg2://" + url.split("://", 1)[1]
-    return url
-
-
 def _cost(a) -> int:
     """Rough relative cost of grading one submission (assignment 5 starts a sandbox per planted bug)."""
     return sum(20 if c.kind == "mutant" else 1 for c in a.cases)
 
 
-def _received(job: dict, payload: dict) -> SubmissionResult:
+def _received(job: Job, payload: dict) -> SubmissionResult:
     """The worker's result, checked to be of this job's student, assignment and fingerprint."""
     result = SubmissionResult.from_json(payload["result"])
-    if (result.student, result.assignment, result.fingerprint) != (job["student"], job["assignment"], job["fingerprint"]):
+    if (result.student, result.assignment, result.fingerprint) != job.key:
         raise ValueError("结果与评分任务不符")
     return result
 
@@ -272,12 +200,12 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
     wanted_keys = {(e[0].student, e[0].assignment, e[2]) for e in pending}
     by_key = {(s.student, s.assignment): s for s in subs}
     for job, payload, error in pool.run(jobs_iter, wanted=wanted_keys):
-        name = f"{job['student']}/{job['assignment']}"
+        name = job.name
         if error is not None:
             failed.append(name)
             progress.tick(f"{name}：未能评分（{error}）")
             continue
-        a = assignments[job["assignment"]]
+        a = assignments[job.assignment]
         td = time.monotonic()
         try:
             result = _received(job, payload)
@@ -288,8 +216,8 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
         except Exception as exc:  # noqa: BLE001 - this submission's outcome, recorded; never the batch's end
             why = f"评分结果无法读取或写入（{type(exc).__name__}: {str(exc)[:200]}）；请联系教师"
             log(f"警告：{name}：{why}")
-            result = unjudged(a, job["student"], why)
-            result.fingerprint = job["fingerprint"]
+            result = unjudged(a, job.student, why)
+            result.fingerprint = job.fingerprint
             try:
                 store.record(result, a.notebook, report.comment_text(result))
             except ledger.DatabaseUnavailable:

@@ -7,8 +7,10 @@ import os
 import sys
 from pathlib import Path
 
-from ..service.database import Database, engine_url
-from ..service.roster import RosterError, Student, import_students, instructor_code, read_roster, reset_code, write_codes
+from ..service.accounts import enroll
+from ..service.database import Database
+from ..service.roster import RosterError, Student, instructor_code, read_roster, reset_code, write_codes
+from ..store.urls import database_url
 
 
 class CannotRoster(RuntimeError):
@@ -18,7 +20,7 @@ class CannotRoster(RuntimeError):
 def database(args: argparse.Namespace) -> tuple[Database, str]:
     data = Path(args.data).resolve()
     data.mkdir(parents=True, exist_ok=True)
-    url = args.db or f"sqlite:///{data / 'gradebook.db'}"
+    url = database_url(args.db, data)
     db = Database(url)
     db.create()
     return db, url
@@ -50,18 +52,14 @@ def _import(args: argparse.Namespace) -> int:
         raise CannotRoster(f"无法创建 {codes_path}：{exc.strerror}") from None
     os.close(fd)
     os.unlink(codes_path)
-    db, url = database(args)
+    db, _ = database(args)
     resets = list(dict.fromkeys(args.reset or []))
-    issued = import_students(db, students)
+    issued = enroll(db, students)
     try:
         for sid in resets:
             issued.append((Student(sid), reset_code(db, "student", sid)))
     finally:  # codes already issued are written even if a later --reset names an unknown student
         write_codes(codes_path, issued)
-    if students:
-        from ..store import gradebook  # nbgrader: imported only when needed (~1.5 s)
-
-        gradebook.update_students(engine_url(url), [(s.student_id, s.name, s.email) for s in students])
     created = len(issued) - len(resets)
     print(f"名单：{len(students)} 名学生，新建 {created} 个账号，{len(students) - created} 个已存在（访问码不变）；"
           f"换发 {len(resets)} 个访问码。新访问码已写入 {codes_path}（只有这一份，请妥善分发）", file=sys.stderr)

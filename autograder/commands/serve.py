@@ -4,26 +4,24 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
-import hashlib
 import os
 import secrets
 import socket
 import sys
 from pathlib import Path
 
-from ..batch import pools
 from ..check import all_assignments
-from ..model import Limits
-from ..sandbox import enforcement, self_test
 from ..service import sessions
-from ..service.app import Service, make_app
-from ..service.database import Database, engine_url
+from ..service.service import Service
+from ..service.database import Database
 from ..service.dispatcher import Dispatcher
 from ..service.policy import PolicyError, load_policy
 from ..service.queue import Queue
 from ..service import worker
 from ..service.uploads import notebook_rules
+from ..store.urls import database_url
+from .grading import generate_changed, grading_setup, lock_folder
+from ..service.web.app import make_app
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,34 +32,23 @@ class CannotServe(RuntimeError):
 
 def lock_data(data: Path) -> int:
     """One service process per SQLite data folder (several need PostgreSQL): hold a lock for the process's life."""
-    fd = os.open(data / ".service.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        raise CannotServe(f"另一个 autograder serve 正在使用数据目录 {data}（SQLite 只允许一个服务进程；"
-                          "多个进程请用 --db postgresql://...）") from None
-    return fd
+    return lock_folder(data, ".service.lock", lambda holder: (
+        f"另一个 autograder serve（进程 {holder}）正在使用数据目录 {data}（SQLite 只允许一个服务进程；"
+        "多个进程请用 --db postgresql://...）"), CannotServe)
 
 
-def generate(db: Database, url: str, solutions: Path, sources: dict[str, Path], course: Path, log) -> None:
-    """nbgrader generate_assignment for each open assignment whose source the gradebook has not seen."""
-    from ..store import gradebook
+class SettingStamps:
+    """What :func:`~.grading.generate_changed` generated, remembered in the service's settings (in the gradebook)."""
 
-    with db.pair_lock("generate"):
-        todo = {}
-        for name, src in sources.items():
-            key = hashlib.sha256(src.read_bytes()).hexdigest()
-            if db.get_setting(f"generated:{name}") != key:
-                todo[name] = key
-        if todo:
-            log(f"nbgrader generate_assignment：{', '.join(todo)}")
-            try:
-                gradebook.generate(solutions, list(todo), course, engine_url(url))
-            except gradebook.GenerationError as exc:
-                raise CannotServe(str(exc)) from None
-            for name, key in todo.items():
-                db.set_setting(f"generated:{name}", key)
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def get(self, name: str) -> str | None:
+        return self.db.get_setting(f"generated:{name}")
+
+    def put(self, done: dict[str, str]) -> None:
+        for name, key in done.items():
+            self.db.set_setting(f"generated:{name}", key)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -79,49 +66,35 @@ def serve(args: argparse.Namespace) -> int:
         policy = load_policy(config, list(known))
     except PolicyError as exc:
         raise CannotServe(str(exc)) from None
-    solutions = Path(args.solutions or REPO / "solutions").resolve()
-    sources = {n: solutions / n / f"{known[n].notebook}.ipynb" for n in policy.assignments}
-    for src in sources.values():
-        if not src.is_file():
-            raise CannotServe(f"找不到教师源 {src}")
-    sandbox = not args.no_sandbox
-    if sandbox and not args.scheduler:
-        try:
-            held = enforcement.prepare(getattr(args, "cgroup_parent", None), getattr(args, "sandbox_user", None))
-        except enforcement.SetupError as exc:
-            raise CannotServe(str(exc)) from None
-        log(f"autograder: {held.describe(Limits(memory_bytes=args.memory_mib << 20))}")
-        if held.weak() and not getattr(args, "allow_weak_limits", False):
-            raise CannotServe(held.refusal())
-        why = self_test()
-        if why:
-            raise CannotServe(f"{why}。拒绝在没有沙箱的情况下运行学生代码；确需如此请加 --no-sandbox")
-    elif not sandbox:
-        log("autograder: 警告：--no-sandbox，学生代码不经隔离运行")
+    grading = grading_setup(args, {n: known[n] for n in policy.assignments}, CannotServe, log)
+    held = grading.enforcement
+    if held is not None and held.weak() and not args.allow_weak_limits:
+        raise CannotServe(held.refusal())
+    sources = grading.sources
 
-    url = args.db or f"sqlite:///{data / 'gradebook.db'}"
+    url = database_url(args.db, data)
     db = Database(url)
     db.create()
     lock = lock_data(data) if db.sqlite else None
-    generate(db, url, solutions, sources, data / ".nbgrader-course", log)
+    with db.pair_lock("generate"):  # two service processes starting at once: one generates, the other waits
+        generate_changed(grading, list(policy.assignments), data / ".nbgrader-course", url, SettingStamps(db),
+                         CannotServe, log)
     queue = Queue(db, f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}", args.lease)
     if db.sqlite:
         queue.orphans_now()
     digest = policy.digest()
     resettle = db.get_setting("policy_digest") != digest
-    limits = Limits(call_timeout=args.call_timeout, memory_bytes=args.memory_mib << 20,
-                    submission_timeout=args.submission_timeout)
 
     def make_pool():
-        if args.scheduler:
-            return pools.DaskPool(args.scheduler, log)
-        pool = pools.LocalPool(args.jobs or os.cpu_count() or 1, log, work=worker.grade)
-        pool.window = pool.workers + 1  # claims taken only when a worker is about to be free
+        pool = grading.pool(log, work=worker.grade)  # at a lower CPU priority than the answers to students
+        if not args.scheduler:
+            pool.window = pool.workers + 1  # claims taken only when a worker is about to be free
         return pool
 
     courses = {n: (known[n].notebook, sources[n], p.counts) for n, p in policy.assignments.items()}
-    dispatcher = Dispatcher(queue, make_pool, lambda: ledger.Store(engine_url(url), wait=args.db_wait, log=log), data,
-                            courses, sandbox=sandbox, limits=limits, scratch=args.scratch, log=log, resettle=resettle,
+    dispatcher = Dispatcher(queue, make_pool, lambda: ledger.Store(url, wait=args.db_wait, log=log), data,
+                            courses, sandbox=grading.sandbox, limits=grading.limits, scratch=args.scratch, log=log,
+                            resettle=resettle,
                             on_settled=lambda: db.set_setting("policy_digest", digest))
     rules = {n: notebook_rules(known[n], sources[n], {a: sources.get(a) for a in known}) for n in policy.assignments}
     service = Service(db, policy, data, sessions.Signer(sessions.load_secret(data / "secret.key")), rules,
@@ -130,9 +103,8 @@ def serve(args: argparse.Namespace) -> int:
     @contextlib.asynccontextmanager
     async def lifespan(app):
         dispatcher.start()
-        grading = f"Dask 集群 {args.scheduler}" if args.scheduler else f"本机 {args.jobs or os.cpu_count()} 个评分进程"
         log(f"autograder serve：http://{args.host}:{args.port}/api/v1（数据目录 {data}；"
-            f"成绩库 {'SQLite' if db.sqlite else 'PostgreSQL'}；{grading}；开放作业 {', '.join(policy.assignments)}）")
+            f"成绩库 {'SQLite' if db.sqlite else 'PostgreSQL'}；{grading.describe()}；开放作业 {', '.join(policy.assignments)}）")
         yield
         dispatcher.stop()
 

@@ -1,14 +1,22 @@
-"""Which attempt counts, and keeping the nbgrader gradebook holding exactly that attempt.
+"""Which attempt counts, its score, and keeping the nbgrader gradebook holding exactly that attempt.
 
 ``best``: the highest score after the late penalty (the earliest of equal ones); ``last``: the latest
-graded attempt.  A late attempt's cell scores are multiplied by its penalty before they go into the
-gradebook, so ``grades.csv``, ``nbgrader export`` and every other nbgrader tool see the score that counts.
+graded attempt.
 
-:func:`settle` runs after each graded attempt (and at start-up for attempts graded but not yet settled,
-for example when the service was killed in between): under a lock per student and assignment it chooses
-the counting attempt, writes it through :class:`autograder.store.ledger.Store` (one transaction with the
-ledger row) if it changed, then records the choice in ``service_counting`` and marks the attempts settled.
-Every step can be repeated: a crash anywhere leaves unsettled rows that the next start settles again.
+One source of truth: a submission's row holds the grader's raw ``score`` and the late ``penalty`` it was
+accepted with, and ``service_counting`` holds only *which* submission counts.  The score that counts is always
+:func:`effective_score` of that row (``grades.csv``, the students' and the instructors' pages, the API and the
+dashboard all read it through :func:`counting_rows`); nothing else stores it for the service to read back.
+The nbgrader gradebook (its grade rows and the ledger row ``autograder_done``, written in one transaction by
+:class:`autograder.store.ledger.Store`) is a derived copy for nbgrader's own tools, rewritten by :func:`settle`
+from the counting row: a late attempt's cell scores are multiplied by its penalty on the way
+(:func:`with_penalty`), so ``nbgrader export`` sees the score that counts.
+
+:func:`settle` runs after each graded attempt (a new upload's or a regrade's), at start-up for attempts graded
+but not yet settled (the service was killed in between), and for every pair when the policy changed: under a
+lock per student and assignment it chooses the counting attempt, writes it into the gradebook if the choice or
+its result changed, then records the choice and marks the attempts settled.  Every step can be repeated: a
+crash anywhere leaves unsettled rows that the next start settles again.
 """
 
 from __future__ import annotations
@@ -33,7 +41,31 @@ def choose(rows: list, counts: str):
         return None
     if counts == "last":
         return max(rows, key=lambda r: r.created_at)
-    return max(rows, key=lambda r: (r.score * r.penalty, -r.created_at))
+    return max(rows, key=lambda r: (effective_score(r.score, r.penalty), -r.created_at))
+
+
+def effective_score(score: float, penalty: float) -> float:
+    """The score that counts: the grader's ``score`` times the late ``penalty`` (1 for work on time)."""
+    return score * penalty
+
+
+def counting_rows(con: sa.Connection, *, student: str | None = None, assignment: str | None = None,
+                  graded_only: bool = False) -> list:
+    """The counting submissions' rows (``id``, ``student_id``, ``assignment``, ``status``, ``score``, ``penalty``,
+    ``max_score``, ``fingerprint``, ``result_json``), of one student and/or assignment or of everyone.
+
+    A counting submission being graded again keeps counting with its last result until the new one is settled
+    (``graded_only``: leave it out)."""
+    cond = S.c.score.isnot(None)
+    if graded_only:
+        cond = cond & (S.c.status == "graded")
+    if student is not None:
+        cond = cond & (C.c.student_id == student)
+    if assignment is not None:
+        cond = cond & (C.c.assignment == assignment)
+    return con.execute(sa.select(S.c.id, S.c.student_id, S.c.assignment, S.c.status, S.c.score, S.c.penalty,
+                                 S.c.max_score, S.c.fingerprint, S.c.result_json)
+                       .select_from(C.join(S, S.c.id == C.c.submission_id)).where(cond)).all()
 
 
 def with_penalty(result: SubmissionResult, penalty: float) -> SubmissionResult:
@@ -46,19 +78,23 @@ def with_penalty(result: SubmissionResult, penalty: float) -> SubmissionResult:
 
 
 def settle(db: Database, store, counts_of: Callable[[str], str], notebook_of: Callable[[str], str],
-           student: str, assignment: str) -> str | None:
-    """Make the gradebook hold the counting attempt of (student, assignment); return its submission id."""
+           student: str, assignment: str, *, force: bool = False) -> str | None:
+    """Make the gradebook hold the counting attempt of (student, assignment); return its submission id.
+
+    The gradebook is written when the counting attempt changed, when one of the pair's attempts was graded
+    since the last settling (a regrade may have changed the counting attempt's result) or with ``force``.
+    """
     with db.pair_lock(f"settle:{student}:{assignment}"):
         pair = (S.c.student_id == student) & (S.c.assignment == assignment)
         with db.read() as con:
-            rows = con.execute(sa.select(S.c.id, S.c.score, S.c.max_score, S.c.penalty, S.c.created_at)
+            rows = con.execute(sa.select(S.c.id, S.c.score, S.c.max_score, S.c.penalty, S.c.created_at, S.c.settled)
                                .where(pair & (S.c.status == "graded"))).all()
-            current = con.execute(sa.select(C).where((C.c.student_id == student) & (C.c.assignment == assignment))).first()
+            current = con.execute(sa.select(C.c.submission_id).where((C.c.student_id == student)
+                                                                     & (C.c.assignment == assignment))).scalar()
         chosen = choose(rows, counts_of(assignment))
         if chosen is None:
             return None
-        effective = chosen.score * chosen.penalty
-        if current is None or current.submission_id != chosen.id or abs(current.score - effective) > 1e-9:
+        if force or current != chosen.id or not all(r.settled for r in rows):
             with db.read() as con:
                 text = con.execute(sa.select(S.c.result_json).where(S.c.id == chosen.id)).scalar()
             result = with_penalty(SubmissionResult.from_json(json.loads(text)), chosen.penalty)
@@ -66,7 +102,7 @@ def settle(db: Database, store, counts_of: Callable[[str], str], notebook_of: Ca
             with db.write() as con:
                 con.execute(sa.delete(C).where((C.c.student_id == student) & (C.c.assignment == assignment)))
                 con.execute(sa.insert(C).values(student_id=student, assignment=assignment, submission_id=chosen.id,
-                                                score=effective, max_score=chosen.max_score, updated_at=time.time()))
+                                                updated_at=time.time()))
         with db.write() as con:
             con.execute(sa.update(S).where(S.c.id.in_([r.id for r in rows]) & ~S.c.settled).values(settled=True))
         return chosen.id

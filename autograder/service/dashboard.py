@@ -18,8 +18,8 @@ import sqlalchemy as sa
 
 from ..model import SubmissionResult
 from ..store import report
-from .counting import with_penalty
-from .database import ACCOUNTS, COUNTING, SUBMISSIONS, Database
+from .counting import counting_rows, with_penalty
+from .database import SUBMISSIONS, Database
 
 WINDOW = 600.0  # submissions per minute: averaged over the last ten minutes
 _CACHE: OrderedDict[tuple[str, str, float], SubmissionResult] = OrderedDict()
@@ -51,11 +51,6 @@ def queue_length(db: Database) -> dict[str, int]:
     return {"queued": counts.get("queued", 0), "grading": counts.get("grading", 0)}
 
 
-def roster_size(db: Database) -> int:
-    with db.read() as con:
-        return con.execute(sa.select(sa.func.count()).where(ACCOUNTS.c.role == "student")).scalar() or 0
-
-
 def assignment_figures(db: Database, assignment: str, title: str, now: float) -> dict[str, Any]:
     """Everything the dashboard of ``assignment`` shows, as of ``now`` (epoch seconds)."""
     S = SUBMISSIONS
@@ -65,9 +60,7 @@ def assignment_figures(db: Database, assignment: str, title: str, now: float) ->
         recent = con.execute(sa.select(sa.func.count()).where(mine & (S.c.created_at > now - WINDOW))).scalar() or 0
         last_minute = con.execute(sa.select(sa.func.count()).where(mine & (S.c.created_at > now - 60))).scalar() or 0
         students = con.execute(sa.select(sa.func.count(sa.distinct(S.c.student_id))).where(mine)).scalar() or 0
-        counting = con.execute(sa.select(S.c.id, S.c.fingerprint, S.c.penalty, S.c.result_json)
-                               .select_from(COUNTING.join(S, S.c.id == COUNTING.c.submission_id))
-                               .where((COUNTING.c.assignment == assignment) & (S.c.status == "graded"))).all()
+        counting = counting_rows(con, assignment=assignment, graded_only=True)
         late = con.execute(sa.select(S.c.id, S.c.student_id, S.c.created_at, S.c.status, S.c.score, S.c.max_score, S.c.penalty)
                            .where(mine & S.c.late).order_by(S.c.created_at.desc()).limit(200)).all()
         late_total = con.execute(sa.select(sa.func.count()).where(mine & S.c.late)).scalar() or 0

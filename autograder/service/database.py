@@ -5,7 +5,8 @@
 * ``service_submissions`` - the durable queue: one row per accepted attempt, its state
   (``queued`` -> ``grading`` -> ``graded`` | ``failed``), the claim (who, until when, how many tries),
   the stored file and the result;
-* ``service_counting`` - per student and assignment, the attempt the nbgrader gradebook holds;
+* ``service_counting`` - per student and assignment, which attempt counts (the one the nbgrader gradebook
+  holds); its score is that submission's (:func:`.counting.effective_score`), never stored a second time;
 * ``service_login_failures`` - wrong access codes per client address (rate limit);
 * ``service_overrides`` - an instructor's exceptions for one student and assignment: a later deadline, extra attempts;
 * ``service_regrades`` - regrades an instructor asked for (which submissions, when), for their progress;
@@ -24,6 +25,8 @@ from contextlib import contextmanager
 from typing import Iterator
 
 import sqlalchemy as sa
+
+from ..store.urls import engine_url
 
 META = sa.MetaData()
 
@@ -74,8 +77,6 @@ COUNTING = sa.Table(
     sa.Column("student_id", sa.String(128), primary_key=True),
     sa.Column("assignment", sa.String(128), primary_key=True),
     sa.Column("submission_id", sa.String(32), nullable=False),
-    sa.Column("score", sa.Float, nullable=False),  # with the late penalty
-    sa.Column("max_score", sa.Float, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
 )
 
@@ -114,13 +115,6 @@ SETTINGS = sa.Table(
 )
 
 
-def engine_url(url: str) -> str:
-    """``postgresql://`` with the installed driver (psycopg2; SQLAlchemy 2.1 defaults to psycopg 3)."""
-    if url.startswith(("postgresql://", "postgres://")):
-        return "postgresql+psycopg2://" + url.split("://", 1)[1]
-    return url
-
-
 class Database:
     """The service's connection to the gradebook database (``url``: SQLAlchemy URL, SQLite or PostgreSQL)."""
 
@@ -138,13 +132,16 @@ class Database:
         self._locks_guard = threading.Lock()
 
     def create(self) -> None:
-        """Create the service's tables if they are missing."""
+        """Create the service's tables if they are missing (and drop the columns older versions kept twice)."""
         if not self.sqlite:  # two processes starting at once: one creates, the other waits
             with self.engine.begin() as con:
                 con.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _key("create-tables")})
                 META.create_all(con, checkfirst=True)
+                _drop_copies(con)
         else:
             META.create_all(self.engine, checkfirst=True)
+            with self.engine.begin() as con:
+                _drop_copies(con)
 
     @contextmanager
     def write(self) -> Iterator[sa.Connection]:
@@ -198,6 +195,15 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _drop_copies(con: sa.Connection) -> None:
+    """Older databases stored the counting score in ``service_counting`` too: drop those columns (the score is
+    the counting submission's, see :mod:`.counting`)."""
+    columns = {c["name"] for c in sa.inspect(con).get_columns(COUNTING.name)}
+    for name in ("score", "max_score"):
+        if name in columns:
+            con.execute(sa.text(f"ALTER TABLE {COUNTING.name} DROP COLUMN {name}"))
 
 
 def _key(name: str) -> int:

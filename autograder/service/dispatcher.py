@@ -19,7 +19,7 @@ import traceback
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ..batch.jobs import make_job
+from ..batch.jobs import Job, make_job
 from ..batch.pools import IDLE
 from ..batch.version import fingerprint
 from ..model import Limits, SubmissionResult
@@ -118,7 +118,7 @@ class Dispatcher:
         finally:
             store.close()
 
-    def _source(self) -> Iterator[dict]:
+    def _source(self) -> Iterator[Job]:
         while not self._stop.is_set():
             job = self._claim()
             if job is not None:
@@ -130,7 +130,7 @@ class Dispatcher:
                 self._wake.wait(self.poll)
                 self._wake.clear()
 
-    def _claim(self) -> dict | None:
+    def _claim(self) -> Job | None:
         while True:
             claim = self.queue.claim()
             if claim is None:
@@ -149,21 +149,20 @@ class Dispatcher:
                 continue
             job = make_job(claim.student_id, claim.assignment, notebook, path, source,
                            fingerprint(self.sources[claim.assignment], data), sandbox=self.sandbox,
-                           limits=self.limits, scratch=self.scratch)
-            job["submission_id"] = claim.id
+                           limits=self.limits, scratch=self.scratch, tag=claim.id)
             return job
 
-    def _record(self, store, job: dict, payload: dict | None, error: str | None) -> None:
-        sid = job["submission_id"]
+    def _record(self, store, job: Job, payload: dict | None, error: str | None) -> None:
+        sid = job.tag
         if error is not None:
             self.queue.failed(sid, f"评分系统未能完成评分：{error}")
-            self.log(f"{job['student']}/{job['assignment']} ({sid[:6]})：未能评分（{error}）")
+            self.log(f"{job.name} ({sid[:6]})：未能评分（{error}）")
             return
         result = SubmissionResult.from_json(payload["result"])
         text = json.dumps(result.to_json(), ensure_ascii=False)
         if self.queue.graded(sid, score=result.score, max_score=result.max_score, fingerprint=result.fingerprint,
                              result_json=text):
-            self._settle(store, job["student"], job["assignment"])
+            self._settle(store, job.student, job.assignment)
 
     def _settle(self, store, student: str, assignment: str) -> None:
         counting.settle(self.db, store, lambda a: self.courses[a][2], lambda a: self.courses[a][0], student, assignment)

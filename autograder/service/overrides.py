@@ -19,11 +19,12 @@ import sqlalchemy as sa
 from .database import OVERRIDES as O
 from .database import Database
 from .policy import AssignmentPolicy
+from .errors import Invalid
 
 MAX_EXTRA_ATTEMPTS = 1000
 
 
-class OverrideError(ValueError):
+class OverrideError(Invalid, ValueError):
     """An exception that cannot be granted (Chinese message)."""
 
 

@@ -18,13 +18,14 @@ import sqlalchemy as sa
 
 from . import codes
 from .database import ACCOUNTS, Database
+from .errors import Invalid
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}")
 INSTRUCTOR_NAME = re.compile(r"[^\x00-\x1f\x7f]{1,100}")
 MAX_ROSTER_BYTES = 10 << 20
 
 
-class RosterError(ValueError):
+class RosterError(Invalid, ValueError):
     """The roster file or an argument is not valid (Chinese message naming the line or the value)."""
 
 

@@ -1,12 +1,11 @@
 """An uploaded notebook, from the request body to a file in the data folder; refused early when it is bad.
 
-Order of the checks (each refusal says in Chinese what is wrong, and nothing is written):
+Order of the checks (each refusal, an :class:`~.errors.Invalid`, says in Chinese what is wrong, and nothing is
+written):
 
-1. the request body is read with a hard cap (:func:`read_capped`): a declared ``Content-Length`` above the
-   cap is refused before a byte is read, a streamed body as soon as it passes the cap; a compressed body
-   (``Content-Encoding``) is refused unread - nothing is ever decompressed;
-2. the multipart form is parsed in memory (:func:`parse_form`): at most a few parts, one ``notebook`` file
-   whose name is a plain UTF-8 file name ending in ``.ipynb`` (no folders, no ``..``, no control characters);
+1. the request body is read with a hard cap and 2. the multipart form is parsed in memory by the web layer
+   (:mod:`autograder.service.web.forms`); then the file's name must be a plain UTF-8 file name ending in
+   ``.ipynb`` (no folders, no ``..``, no control characters, :func:`check_filename`);
 3. the notebook (:func:`check_notebook`): UTF-8, JSON (parsed by the C parser, which gives up on a nesting
    bomb after ~1000 levels) nested at most :data:`MAX_DEPTH` levels, nbformat 4 with a list of cells, and the
    assignment's notebook (its nbgrader answer cells, or - pasted into a new notebook - its functions);
@@ -24,131 +23,23 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from python_multipart.multipart import MultipartParser, parse_options_header
+from .errors import Invalid
 
 MAX_DEPTH = 64
 MAX_CONTAINERS = 200_000  # lists and objects in one notebook (a large real one has a few thousand)
-MAX_PARTS = 4
-MAX_FIELD = 4096
-FORM_OVERHEAD = 64 << 10
-
-
-class UploadError(Exception):
-    """A refused upload: HTTP ``status``, a Chinese ``message`` and optional response headers."""
-
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.headers = headers or {}
-
-
-async def read_capped(request, cap: int) -> bytes:
-    """The request body, at most ``cap`` bytes (413 beyond, 415 if compressed, 400 if the length is malformed)."""
-    encoding = request.headers.get("content-encoding", "identity").strip().lower()
-    if encoding not in ("", "identity"):
-        raise UploadError(415, "不接受压缩的请求体（Content-Encoding），请直接上传文件")
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not declared.isdigit() or len(declared) > 15:
-            raise UploadError(400, "请求头 Content-Length 不合法")
-        if int(declared) > cap:
-            raise UploadError(413, too_large(cap))
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > cap:
-            raise UploadError(413, too_large(cap))
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def too_large(cap: int) -> str:
-    return f"上传的内容太大：笔记本最大 {max(cap - FORM_OVERHEAD, 0) / (1 << 20):g} MiB（可先清除输出再上传）"
-
-
-@dataclass
-class Part:
-    name: str
-    filename: str | None
-    data: bytearray
-
-
-def parse_form(body: bytes, content_type: str, file_limit: int) -> dict[str, Part]:
-    """The parts of a ``multipart/form-data`` body, by field name (in memory; the body is already capped)."""
-    kind, options = parse_options_header(content_type or "")
-    boundary = options.get(b"boundary")
-    if kind != b"multipart/form-data" or not boundary or len(boundary) > 200:
-        raise UploadError(400, "请以 multipart/form-data 表单上传，文件字段名为 notebook")
-    parts: list[Part] = []
-    headers: dict[bytes, bytes] = {}
-    field: list[bytes] = [b"", b""]
-
-    def on_part_begin() -> None:
-        if len(parts) >= MAX_PARTS:
-            raise UploadError(400, "表单字段过多")
-        headers.clear()
-
-    def on_header_field(data: bytes, start: int, end: int) -> None:
-        field[0] += data[start:end]
-
-    def on_header_value(data: bytes, start: int, end: int) -> None:
-        field[1] += data[start:end]
-
-    def on_header_end() -> None:
-        headers[field[0].strip().lower()] = field[1].strip()
-        field[0] = field[1] = b""
-
-    def on_headers_finished() -> None:
-        disposition, opts = parse_options_header(headers.get(b"content-disposition", b""))
-        if disposition != b"form-data" or b"name" not in opts:
-            raise UploadError(400, "表单格式不正确")
-        name = _text(opts[b"name"], "表单字段名")
-        filename = _text(opts[b"filename"], "文件名") if b"filename" in opts else None
-        parts.append(Part(name, filename, bytearray()))
-
-    def on_part_data(data: bytes, start: int, end: int) -> None:
-        part = parts[-1]
-        part.data += data[start:end]
-        if len(part.data) > (file_limit if part.filename is not None else MAX_FIELD):
-            raise UploadError(413, too_large(file_limit + FORM_OVERHEAD))
-
-    parser = MultipartParser(boundary, {"on_part_begin": on_part_begin, "on_header_field": on_header_field,
-                                        "on_header_value": on_header_value, "on_header_end": on_header_end,
-                                        "on_headers_finished": on_headers_finished, "on_part_data": on_part_data})
-    try:
-        parser.write(body)
-        parser.finalize()
-    except UploadError:
-        raise
-    except Exception:  # noqa: BLE001 - python-multipart's parse errors: the body is not a form
-        raise UploadError(400, "表单格式不正确（multipart/form-data 无法解析）") from None
-    out: dict[str, Part] = {}
-    for part in parts:
-        if part.name in out:
-            raise UploadError(400, f"表单字段 {part.name} 出现了不止一次")
-        out[part.name] = part
-    return out
-
-
-def _text(raw: bytes, what: str) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UploadError(400, f"{what}不是 UTF-8 编码") from None
 
 
 def check_filename(name: str | None) -> str:
     """A plain file name ending in ``.ipynb`` (NFC), else 400.  It is only recorded, never used as a path."""
     if not name:
-        raise UploadError(400, "缺少文件：请在表单字段 notebook 中上传 .ipynb 文件")
+        raise Invalid("缺少文件：请在表单字段 notebook 中上传 .ipynb 文件")
     name = unicodedata.normalize("NFC", name)
     bad = ("/" in name or "\\" in name or name.startswith(".") or ".." in name or len(name.encode()) > 255
            or any(unicodedata.category(ch)[0] == "C" for ch in name))
     if bad:
-        raise UploadError(400, "文件名不合法：只能是不含路径、控制字符和“..”的普通文件名")
+        raise Invalid("文件名不合法：只能是不含路径、控制字符和“..”的普通文件名")
     if not name.lower().endswith(".ipynb"):
-        raise UploadError(400, "只接受 Jupyter 笔记本（.ipynb 文件）")
+        raise Invalid("只接受 Jupyter 笔记本（.ipynb 文件）")
     return name
 
 
@@ -183,29 +74,29 @@ class NotebookRules:
 def check_notebook(data: bytes, rules: NotebookRules) -> dict:
     """The parsed notebook if it is a readable nbformat-4 notebook of ``rules.assignment``, else 400."""
     if not data.strip():
-        raise UploadError(400, "上传的文件是空的")
+        raise Invalid("上传的文件是空的")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise UploadError(400, "上传的文件不是 UTF-8 编码的 JSON，不是可读的 Jupyter 笔记本") from None
+        raise Invalid("上传的文件不是 UTF-8 编码的 JSON，不是可读的 Jupyter 笔记本") from None
     try:
         nb = json.loads(text)  # C parser: a nesting bomb ends in RecursionError after ~1000 levels, using no memory
     except RecursionError:
         nb = None
     except ValueError:
-        raise UploadError(400, "上传的文件不是合法的 JSON，不是可读的 Jupyter 笔记本") from None
+        raise Invalid("上传的文件不是合法的 JSON，不是可读的 Jupyter 笔记本") from None
     if nb is not None and (not isinstance(nb, dict) or nb.get("nbformat") != 4 or not isinstance(nb.get("cells"), list)):
-        raise UploadError(400, "上传的文件不是 nbformat 4 格式的 Jupyter 笔记本")
+        raise Invalid("上传的文件不是 nbformat 4 格式的 Jupyter 笔记本")
     if nb is None or too_deep(nb):
-        raise UploadError(400, f"上传的 JSON 嵌套超过 {MAX_DEPTH} 层或结构过于庞杂，不是正常的 Jupyter 笔记本")
+        raise Invalid(f"上传的 JSON 嵌套超过 {MAX_DEPTH} 层或结构过于庞杂，不是正常的 Jupyter 笔记本")
     ids, code = set(), []
     for cell in nb["cells"]:
         if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
-            raise UploadError(400, "笔记本的单元格式不正确（nbformat 4）")
+            raise Invalid("笔记本的单元格式不正确（nbformat 4）")
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) and all(isinstance(s, str) for s in source) else source
         if not isinstance(source, str):
-            raise UploadError(400, "笔记本的单元格式不正确（nbformat 4）")
+            raise Invalid("笔记本的单元格式不正确（nbformat 4）")
         meta = cell.get("metadata")
         gid = meta.get("nbgrader", {}).get("grade_id") if isinstance(meta, dict) and isinstance(meta.get("nbgrader"), dict) else None
         if isinstance(gid, str):
@@ -216,10 +107,10 @@ def check_notebook(data: bytes, rules: NotebookRules) -> dict:
         return nb
     others = sorted({rules.owners[g] for g in ids if g in rules.owners} - {rules.assignment})
     if others:
-        raise UploadError(400, f"这是作业 {others[0]} 的笔记本，不是作业 {rules.assignment}（{rules.title}）的")
+        raise Invalid(f"这是作业 {others[0]} 的笔记本，不是作业 {rules.assignment}（{rules.title}）的")
     defined = [f for f in rules.functions if re.search(rf"^\s*def\s+{re.escape(f)}\s*\(", "\n".join(code), re.M)]
     if not defined:
-        raise UploadError(400, f"这不是作业 {rules.assignment}（{rules.title}）的笔记本：既没有作业的答题单元，"
+        raise Invalid(f"这不是作业 {rules.assignment}（{rules.title}）的笔记本：既没有作业的答题单元，"
                                f"也没有定义要求的函数（{', '.join(rules.functions)}）")
     return nb
 
@@ -230,7 +121,7 @@ def store_file(data_root: Path, assignment: str, student: str, submission_id: st
     root = data_root.resolve()
     target = (root / rel).resolve()
     if root not in target.parents:  # names are checked before; this is the last line of defence
-        raise UploadError(400, "文件路径不合法")
+        raise Invalid("文件路径不合法")
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{submission_id}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o640)

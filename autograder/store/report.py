@@ -24,7 +24,9 @@ def _num(x: float) -> str:
 
 
 @lru_cache(maxsize=1)
-def _env() -> jinja2.Environment:
+def environment() -> jinja2.Environment:
+    """The one Jinja2 set-up of every page (autoescape, strict undefined, the ``num`` filter): the feedback and
+    summary pages here, and the service's pages (:func:`autograder.service.web.render.environment` overlays it)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = _num
@@ -56,7 +58,7 @@ def feedback_html(title: str, result: SubmissionResult, policy: str = "full") ->
     """
     if policy not in FEEDBACK_POLICIES:
         raise ValueError(f"unknown feedback policy {policy!r}")
-    return _env().get_template("feedback.html").render(title=title, r=result, policy=policy,
+    return environment().get_template("feedback.html").render(title=title, r=result, policy=policy,
                                                        policy_text=FEEDBACK_POLICIES[policy])
 
 
@@ -90,5 +92,5 @@ def summary_html(data: dict[str, Any], not_graded: list[dict[str, Any]] | None =
     """The instructor's summary page of :func:`summary`'s data, and the files of this run that were not graded
     (``{"file", "reason", "problem"}``; problems first)."""
     rows = sorted(not_graded or [], key=lambda n: not n["problem"])
-    return _env().get_template("summary.html").render(data=data, not_graded=rows,
+    return environment().get_template("summary.html").render(data=data, not_graded=rows,
                                                       problems=sum(1 for n in rows if n["problem"]))

@@ -12,7 +12,7 @@ from autograder.check.specs import get_assignment
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _job(student: str, fingerprint: str) -> dict:
+def _job(student: str, fingerprint: str):
     a = get_assignment("ps1_threshold_metrics")
     src = REPO / "solutions" / a.name / f"{a.notebook}.ipynb"
     return make_job(student, a.name, a.notebook, src, src, fingerprint, sandbox=True, limits=Limits())

@@ -417,7 +417,7 @@ def test_a_child_that_cannot_isolate_itself_stops_grading(monkeypatch, tmp_path)
     job = jobs.make_job("s", a, "threshold_metrics", src, src, "fp", sandbox=True, limits=Limits())
     monkeypatch.setattr(jobs, "_SANDBOX_CHECKED", None)
     with pytest.raises(jobs.JobError, match="无法隔离"):
-        jobs.grade_job(job)
+        jobs.grade_job(job.to_json())
 
 
 def test_ordinary_notebook_habits_keep_working():

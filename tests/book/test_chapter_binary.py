@@ -68,9 +68,14 @@ def test_fawcett_steps_and_auc() -> None:
     assert (Fraction(1, int(y.sum())), Fraction(1, int((1 - y).sum()))) == (Fraction(1, 6), Fraction(1, 4))
     curve = ref.roc_curve(FAWCETT_Y, FAWCETT_S)
     assert np.isinf(curve.thresholds[0]) and (curve.fpr[0], curve.tpr[0]) == (0, 0) and (curve.fpr[-1], curve.tpr[-1]) == (1, 1)
-    # the four horizontal steps of the seed: (1/4)(2/6) + (1/4)(5/6) + (1/4)(5/6) + (1/4)(6/6)
-    terms = Fraction(1, 4) * (Fraction(2, 6) + Fraction(5, 6) + Fraction(5, 6) + Fraction(6, 6))
-    assert terms == Fraction(3, 4)
+    # the four horizontal steps of the seed, read off the reference's curve: (1/4)(2/6) + (1/4)(5/6) + (1/4)(5/6) + (1/4)(6/6)
+    heights = []
+    for i in range(1, len(curve.fpr)):
+        width = Fraction(float(curve.fpr[i] - curve.fpr[i - 1])).limit_denominator(100)
+        if width and curve.tpr[i] == curve.tpr[i - 1]:  # a step to the right (a negative), at the height reached
+            heights += [Fraction(float(curve.tpr[i])).limit_denominator(100)] * int(width / Fraction(1, 4))
+    assert heights == [Fraction(2, 6), Fraction(5, 6), Fraction(5, 6), Fraction(6, 6)]
+    assert sum(Fraction(1, 4) * h for h in heights) == Fraction(3, 4)
     assert ref.roc_auc(FAWCETT_Y, FAWCETT_S) == ref.pairwise_auc(FAWCETT_Y, FAWCETT_S) == 0.75
     assert ref.roc_auc(FAWCETT_Y, -np.array(FAWCETT_S)) == 0.25
 
@@ -88,10 +93,11 @@ def test_auc_matches_scikit_learn_and_transforms() -> None:
 def test_example_3_2_and_brier_decomposition() -> None:
     assert abs(ref.brier_score([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.1]) - 0.1875) < 1e-12
     assert ref.brier_baseline([1, 0, 1, 0]) == 0.25
+    # a constant forecast p against labels with base rate q scores (p - q)^2 + q(1 - q): computed by the reference
     for p in (0.0, 0.2, 0.5, 0.9):
-        for q in (0.1, 0.3, 0.7):
-            expected = q * (p - 1) ** 2 + (1 - q) * p**2
-            assert abs(expected - ((p - q) ** 2 + q * (1 - q))) < 1e-12
+        for positives in (1, 3, 7):
+            y, q = [1] * positives + [0] * (10 - positives), positives / 10
+            assert abs(ref.brier_score(y, [p] * 10) - ((p - q) ** 2 + q * (1 - q))) < 1e-12
 
 
 def test_reference_rejects_invalid_inputs_with_messages() -> None:

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from tests.service.server import Server, make_course, submit, wait_done
 
-from .conftest import Postgres, snapshot
+from .conftest import Postgres, committed, snapshot
 
 pytestmark = pytest.mark.slow
 ASSIGNMENTS = {"ps1_threshold_metrics": {}, "ps2_roc_auc": {}}
@@ -58,6 +58,15 @@ def _graded(url: str) -> int:
         return 0
 
 
+def _wait_in_gradebook(url: str, n: int, timeout: float = 180) -> None:
+    """The API says ``graded`` once a result is recorded; the gradebook follows when the counting attempt is
+    settled, a moment later (and at the next start if the process stops in between): wait for its ``n`` rows."""
+    deadline = time.monotonic() + timeout
+    while committed(url) < n:
+        assert time.monotonic() < deadline, f"the gradebook holds {committed(url)} of {n} results after {timeout} s"
+        time.sleep(0.1)
+
+
 def _assert_matches_reference(url: str, accepted: dict, reference: dict) -> None:
     pairs = set(accepted.values())
     assert len(pairs) == len(accepted), "one attempt per student and assignment in these tests"
@@ -94,6 +103,7 @@ def test_sigkill_while_grading_and_restart(kind, corpus, reference, tmp_path, re
         server.start()
         with server.client(codes["instructor"]) as c:
             docs = wait_done(c, list(accepted))
+        _wait_in_gradebook(db_url, len(accepted))
     finally:
         server.stop()
     assert {d["status"] for d in docs.values()} == {"graded"}
@@ -115,6 +125,7 @@ def test_two_service_processes_on_one_postgresql_one_grading_on_dask(corpus, ref
             accepted = _upload_all(local, codes, _notebooks(corpus), servers=[local, dask])
             with dask.client(codes["instructor"]) as c:
                 docs = wait_done(c, list(accepted))
+            _wait_in_gradebook(db_url, len(accepted))
         finally:
             local.stop()
             dask.stop()

@@ -17,6 +17,7 @@ from autograder.batch import jobs
 from autograder.batch.collect import collect, shown, valid_id
 from autograder.check import all_assignments
 from autograder.commands import grade as grade_command
+from autograder.commands import grading
 from autograder.store.grades import GradeRow, write_grades_csv
 from tests.lms_downloads import (A1, A2, NB1, NB2, blackboard_receipt, solution, symlink, untouched, variant,
                                  write_file, write_zip, zip_symlink)
@@ -289,7 +290,7 @@ def test_job_folder_is_private_while_grading_and_removed_after(tmp_path, monkeyp
     monkeypatch.setattr(jobs, "_SWEPT", True)
     job = jobs.make_job("s001", A1, "threshold_metrics", None, Path(__file__), "fp", sandbox=False,
                         limits=jobs.Limits(), scratch=str(tmp_path))
-    jobs.grade_job(job)
+    jobs.grade_job(job.to_json())
     assert seen == {"mode": 0o700, "files": [".lock", "source.ipynb"]}
     assert list(tmp_path.iterdir()) == []
 
@@ -309,8 +310,8 @@ def test_unreadable_generation_stamps_mean_generate_again(tmp_path):
     db = tmp_path / "gradebook.db"
     db.write_bytes(b"")
     stamps.write_text('{"ps1_threshold_metrics": "ab', encoding="utf-8")  # cut short by a kill
-    assert grade_command._read_stamps(stamps, f"sqlite:///{db}") == {}
+    assert grading.read_stamps(stamps, f"sqlite:///{db}") == {}
     stamps.write_text('{"ps1_threshold_metrics": "ab"}', encoding="utf-8")
-    assert grade_command._read_stamps(stamps, f"sqlite:///{db}") == {"ps1_threshold_metrics": "ab"}
+    assert grading.read_stamps(stamps, f"sqlite:///{db}") == {"ps1_threshold_metrics": "ab"}
     db.unlink()  # the gradebook was deleted: nothing in it is generated
-    assert grade_command._read_stamps(stamps, f"sqlite:///{db}") == {}
+    assert grading.read_stamps(stamps, f"sqlite:///{db}") == {}

@@ -15,7 +15,7 @@ from autograder.model import CaseRecord, CaseResult, CellScore, SubmissionResult
 from autograder.service import dashboard, overrides, regrade
 from autograder.service.database import COUNTING, SUBMISSIONS
 from autograder.service.overrides import OverrideError
-from autograder.service.pages import duration_text, root_of, when
+from autograder.service.web.render import duration_text, root_of, when
 from autograder.service.policy import parse_policy
 
 CHINA = timezone(timedelta(hours=8))
@@ -82,8 +82,7 @@ def _add(db, sid, student, status, created, *, score=None, passed=None, late=Fal
             result_json=_result(student, passed, score) if passed else None))
         if status == "graded":
             con.execute(sa.delete(COUNTING).where(COUNTING.c.student_id == student))
-            con.execute(sa.insert(COUNTING).values(student_id=student, assignment="a", submission_id=sid, score=score * penalty,
-                                                   max_score=4, updated_at=created))
+            con.execute(sa.insert(COUNTING).values(student_id=student, assignment="a", submission_id=sid, updated_at=created))
 
 
 def test_regrade_requeues_finished_submissions_and_reports_progress(db):

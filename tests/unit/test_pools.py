@@ -8,16 +8,17 @@ from pathlib import Path
 import pool_work
 
 from autograder.batch import pools
+from autograder.batch.jobs import Job
 
 
-def _job(student: str, tmp_path, fingerprint: str = "fp") -> dict:
-    return {"student": student, "assignment": "a", "fingerprint": fingerprint, "dir": str(tmp_path)}
+def _job(student: str, tmp_path, fingerprint: str = "fp") -> Job:
+    return Job(student, "a", fingerprint, scratch=str(tmp_path))
 
 
 def test_policy_counts_per_job_key_not_per_object(tmp_path):
     policy = pools.RetryPolicy(attempts=3)
     assert policy.after_error(_job("s1", tmp_path)) == 2
-    assert policy.after_error(_job("s1", tmp_path)) == 3  # a new dict of the same job: the same count
+    assert policy.after_error(_job("s1", tmp_path)) == 3  # a new object of the same job: the same count
     assert policy.after_error(_job("s1", tmp_path)) is None
     assert policy.after_error(_job("s2", tmp_path)) == 2  # another job starts from zero
     assert policy.after_error(_job("s1", tmp_path, "changed")) == 2  # changed bytes: another job
@@ -42,7 +43,7 @@ def test_local_pool_gives_up_after_its_attempts(tmp_path):
     logged = []
     pool = pools.LocalPool(1, logged.append, attempts=3, work=pool_work.always_fails)
     events = list(pool.run([_job("s1", tmp_path)]))
-    assert [(j["student"], p, e) for j, p, e in events] == [("s1", None, "总是失败（测试）")]
+    assert [(j.student, p, e) for j, p, e in events] == [("s1", None, "总是失败（测试）")]
     assert sum("重试" in m for m in logged) == 2
 
 
@@ -99,10 +100,10 @@ def test_dask_pool_hands_back_results_while_an_endless_source_is_idle(monkeypatc
     results: list[str] = []
 
     def source():
-        yield {"student": "s1", "assignment": "a", "fingerprint": "fp"}
+        yield Job("s1", "a", "fp")
         while not results:
             yield pools.IDLE
-        yield {"student": "s2", "assignment": "a", "fingerprint": "fp"}
+        yield Job("s2", "a", "fp")
 
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
         for _, payload, error in pools.DaskPool(cluster.scheduler_address, lambda msg: None).run(source()):
@@ -142,3 +143,26 @@ def test_a_worker_whose_grader_died_while_it_started_leaves(tmp_path):
 
         os.kill(p, signal.SIGKILL)
     assert not alive, "the worker outlived its grader"
+
+
+def test_a_job_crosses_to_a_worker_as_explicit_json():
+    """Bytes in base64, limits by their own JSON: what arrives is the job that was sent, and the JSON is plain data."""
+    import json
+
+    from autograder.model import Limits
+
+    job = Job("s1", "a", "fp", "nb", b"\x00\xffnotebook", b"source", sandbox=False,
+              limits=Limits(call_timeout=2.5, memory_bytes=1 << 28, submission_timeout=60), scratch="/tmp/x", tag="sid")
+    data = json.loads(json.dumps(job.to_json()))
+    assert Job.from_json(data) == job and data["submission"] == "AP9ub3RlYm9vaw=="
+    assert Job.from_json(Job("s2", "a", "fp").to_json()).submission is None
+
+
+def test_the_dask_pool_runs_the_work_function_it_is_given():
+    """Not only grade_job: the service's work function (a lower CPU priority) runs on Dask too."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        pool = pools.DaskPool(cluster.scheduler_address, lambda msg: None, work=pool_work.echo)
+        events = list(pool.run([Job("s1", "a", "fp", tag="t1")]))
+    assert [(j.tag, p, e) for j, p, e in events] == [("t1", {"result": {"student": "s1"}, "work": "echo"}, None)]

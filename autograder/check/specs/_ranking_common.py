@@ -7,7 +7,7 @@ from typing import Callable
 import numpy as np
 
 from ..compare import compare
-from . import ref
+from .case import ref
 
 FAWCETT_Y = [1, 1, 0, 1, 1, 1, 0, 0, 1, 0]
 FAWCETT_S = [0.9, 0.8, 0.7, 0.6, 0.55, 0.54, 0.53, 0.52, 0.51, 0.505]

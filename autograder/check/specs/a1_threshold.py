@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Assignment, ref
+from .case import Assignment, ref
 from ._data import labels_scores
 
 BM = "binary_metrics"

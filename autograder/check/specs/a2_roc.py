@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Assignment, prop, ref
+from .case import Assignment, prop, ref
 from ..compare import _close
 from ._data import labels_scores
 from ._ranking_common import FAWCETT_S, FAWCETT_Y, invalid_cases, same_curve

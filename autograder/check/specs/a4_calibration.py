@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Assignment, ref
+from .case import Assignment, ref
 from ._data import labels_probs
 
 BS, BB, CC, ECE = "brier_score", "brier_baseline", "calibration_curve", "expected_calibration_error"

@@ -8,7 +8,7 @@ tests accept the correct implementation.
 from __future__ import annotations
 
 from ..mutants import BINARY_METRICS_VARIANTS, ROC_VARIANTS
-from . import Assignment, Case
+from .case import Assignment, Case
 
 TB, TR = "test_binary_metrics", "test_roc"
 

@@ -1,0 +1,187 @@
+"""The HTTP API (mounted at ``/api/v1``); JSON in and out, errors as ``{"error": "<Chinese message>"}``.
+
+=======  ==========================================  =====================================================
+method   path                                        what
+=======  ==========================================  =====================================================
+POST     /api/v1/assignments/{assignment}/submissions  upload (multipart field ``notebook``) -> 202 ``{"id", "status"}``
+GET      /api/v1/submissions/{id}                    one submission (its owner or an instructor)
+GET      /api/v1/submissions/{id}/feedback           the feedback page (HTML), cut to the policy before the deadline
+GET      /api/v1/submissions?assignment=NAME         the caller's submissions (an instructor: everyone's)
+GET      /api/v1/assignments                         the open assignments and their rules
+GET      /api/v1/grades.csv                          counting attempts (instructors only)
+POST     /api/v1/session                             sign in with a code -> session cookie + CSRF token
+GET      /api/v1/session                             who is signed in
+DELETE   /api/v1/session                             sign out
+=======  ==========================================  =====================================================
+
+Authentication (:mod:`.auth`): ``Authorization: Bearer <access code>``, or the session cookie (then every
+state-changing request also needs the CSRF token, in the ``X-CSRF-Token`` header or the ``csrf_token`` form
+field, and a foreign ``Origin`` is refused).  Another student's submission answers exactly like one that does
+not exist.  The handlers only translate: every rule is the core's (:class:`~autograder.service.service.Service`).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import parse_qs
+
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from ...store import report
+from .. import sessions
+from ..errors import Invalid
+from ..submissions import scores
+from . import auth
+from .forms import FORM_OVERHEAD, field_text, parse_form, read_capped
+
+SMALL_BODY = 4096
+
+
+def iso(t: float | None) -> str | None:
+    return None if t is None else datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
+
+
+def submission_json(row) -> dict[str, Any]:
+    """A submission as the API shows it (its score: :func:`~autograder.service.submissions.scores`)."""
+    graded = row.status == "graded"
+    s = scores(row)
+    return {"id": row.id, "student_id": row.student_id, "assignment": row.assignment, "status": row.status,
+            "score": s.score, "max_score": s.max_score, "raw_score": s.raw_score, "late": bool(row.late),
+            "penalty": row.penalty, "created_at": iso(row.created_at),
+            "graded_at": iso(row.graded_at) if row.status in ("graded", "failed") else None,
+            "feedback_url": f"/api/v1/submissions/{row.id}/feedback" if graded else None,
+            "error": row.error if row.status == "failed" else None, "filename": row.filename}
+
+
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(data, status_code=status, headers=headers)
+
+
+async def submit(request: Request) -> Response:
+    service = auth.service_of(request)
+    arrived = service.now()
+    who = await run_in_threadpool(auth.caller, request)
+    assignment = request.path_params["assignment"]
+    # refused before the body is read: unknown assignment, an instructor, closed, no attempts left
+    await run_in_threadpool(service.submissions.check_can_submit, who.account, assignment, arrived)
+    limit = service.policy.upload_limit_bytes
+    async with request.app.state.upload_slots:  # memory: a bounded number of bodies (each <= the limit) at a time
+        body = await read_capped(request, limit + FORM_OVERHEAD)
+        form = parse_form(body, request.headers.get("content-type", ""), limit)
+        del body
+        if who.by_cookie:
+            auth.check_csrf(request, who.session, field_text(form, sessions.CSRF_FIELD))
+        part = form.get("notebook")
+        if part is None or part.filename is None:
+            raise Invalid("缺少文件：请在表单字段 notebook 中上传 .ipynb 文件")
+        sid = await run_in_threadpool(service.submissions.accept, who.account, assignment, arrived, part.filename,
+                                      bytes(part.data))
+    return _json({"id": sid, "status": "queued"}, 202, {"Location": f"/api/v1/submissions/{sid}"})
+
+
+def status(request: Request) -> Response:
+    who = auth.caller(request)
+    return _json(submission_json(auth.service_of(request).submissions.get(who.account, request.path_params["id"])))
+
+
+def feedback(request: Request) -> Response:
+    submissions = auth.service_of(request).submissions
+    who = auth.caller(request)
+    title, result, shown = submissions.feedback(who.account, submissions.get(who.account, request.path_params["id"]))
+    return HTMLResponse(report.feedback_html(title, result, shown))
+
+
+def listing(request: Request) -> Response:
+    submissions = auth.service_of(request).submissions
+    who = auth.caller(request)
+    assignment = request.query_params.get("assignment")
+    if assignment is not None:
+        submissions.known(assignment)
+    rows = submissions.listing(who.account, assignment, request.query_params.get("student"))
+    return _json({"submissions": [submission_json(r) for r in rows]})
+
+
+def assignments(request: Request) -> Response:
+    service = auth.service_of(request)
+    account = auth.caller(request).account
+    now = datetime.fromtimestamp(service.now(), timezone.utc)
+    policies = {n: service.submissions.policy_for(account.login, n) if not account.is_instructor else p
+                for n, p in service.policy.assignments.items()}  # a student's own exceptions included
+    return _json({"assignments": [{**p.to_json(), "title": service.submissions.title(n), "open": p.lateness(now) != "closed",
+                                   "feedback_now": p.feedback(now)} for n, p in policies.items()]})
+
+
+def grades(request: Request) -> Response:
+    auth.instructor(auth.caller(request), "只有教师可以下载成绩")
+    return Response(auth.service_of(request).submissions.grades_csv(), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": 'attachment; filename="grades.csv"'})
+
+
+async def login(request: Request) -> Response:
+    body = await read_capped(request, SMALL_BODY)
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    code = None
+    if kind == "application/json":
+        try:
+            data = json.loads(body.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            raise Invalid("请求体不是合法的 JSON") from None
+        code = data.get("code") if isinstance(data, dict) else None
+    elif kind == "application/x-www-form-urlencoded":
+        try:
+            code = (parse_qs(body.decode("utf-8"), max_num_fields=4).get("code") or [None])[0]
+        except (ValueError, UnicodeDecodeError):
+            raise Invalid("表单格式不正确") from None
+    if not isinstance(code, str) or not code.strip():
+        raise Invalid("请提供访问码（JSON {\"code\": ...} 或表单字段 code）")
+    auth.check_origin(request)
+    service = auth.service_of(request)
+    account = await run_in_threadpool(service.accounts.sign_in, code.strip(), auth.client_address(request))
+    cookie, session = auth.new_session(request, account)
+    response = _json({"role": account.role, "login": account.login, "name": account.name,
+                      "csrf_token": service.signer.csrf_token(session)})
+    response.headers.append("Set-Cookie", cookie)
+    return response
+
+
+def whoami(request: Request) -> Response:
+    who = auth.caller(request)
+    account = who.account
+    data = {"role": account.role, "login": account.login, "name": account.name}
+    if who.by_cookie:
+        data["csrf_token"] = auth.csrf_token(request, who)
+    return _json(data)
+
+
+def logout(request: Request) -> Response:
+    auth.checked_caller(request)
+    response = _json({"ok": True})
+    auth.end_session(request, response)
+    return response
+
+
+def no_such_address(request: Request) -> Response:
+    raise HTTPException(404)
+
+
+def health(request: Request) -> Response:
+    return _json({"ok": True})
+
+
+ROUTES = [
+    Route("/assignments/{assignment}/submissions", submit, methods=["POST"]),
+    Route("/submissions/{id}", status, methods=["GET"]),
+    Route("/submissions/{id}/feedback", feedback, methods=["GET"]),
+    Route("/submissions", listing, methods=["GET"]),
+    Route("/assignments", assignments, methods=["GET"]),
+    Route("/grades.csv", grades, methods=["GET"]),
+    Route("/session", login, methods=["POST"]),
+    Route("/session", whoami, methods=["GET"]),
+    Route("/session", logout, methods=["DELETE"]),
+]

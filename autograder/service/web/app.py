@@ -1,0 +1,84 @@
+"""The ASGI application: one factory composing the web modules over one core.
+
+=====================  ===============================  ==============================================
+mounted at             module                           what
+=====================  ===============================  ==============================================
+``/api/v1``            :mod:`.api`                      the JSON API
+``/instructor``        :mod:`.instructor_pages`         the instructors' pages
+``/static``            Starlette's ``StaticFiles``       the pages' only scripts and styles
+``/``                  :mod:`.student_pages`            sign-in and the students' pages
+``/healthz``           :func:`.api.health`              liveness (no authentication)
+=====================  ===============================  ==============================================
+
+Handlers are module-level functions that find the core in ``request.app.state.service``; authentication,
+roles, CSRF and ``Origin`` are :mod:`.auth`'s, the refusals' statuses and pages :mod:`.errors`'.  Another way in
+(an LMS launch, say) is one more module with its routes, mounted here, calling the same core and
+:func:`.auth.new_session`.  Every response carries the security headers of :class:`SecurityHeaders` (the pages
+replace the Content-Security-Policy and the referrer policy with their own, :func:`.render.page_headers`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from starlette.applications import Starlette
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..service import Service
+from . import api, errors, instructor_pages, student_pages
+from .render import STATIC
+
+SECURITY_HEADERS = [
+    (b"content-security-policy", b"default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+                                 b"form-action 'self'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cache-control", b"no-store"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+]
+UPLOAD_SLOTS = 8  # uploads read and checked at once; the others wait unread (the kernel's buffers hold them)
+
+ROUTES = [
+    Route("/healthz", api.health, methods=["GET"]),
+    # the bare prefix answers 404 like any unknown address (not a redirect to "/api/v1/", as a Mount alone would)
+    Route("/api/v1", api.no_such_address, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]),
+    Mount("/api/v1", routes=api.ROUTES),
+    Route("/instructor", instructor_pages.bare, methods=["GET"]),
+    Mount("/instructor", routes=instructor_pages.ROUTES),
+    Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
+    *student_pages.ROUTES,
+]
+
+
+def make_app(service: Service, *, lifespan=None) -> "SecurityHeaders":
+    """The ASGI application of ``service`` (``lifespan``: Starlette's, e.g. to start and stop the grading)."""
+    app = Starlette(routes=ROUTES, exception_handlers=errors.HANDLERS, lifespan=lifespan)
+    app.state.service = service
+    app.state.upload_slots = asyncio.Semaphore(UPLOAD_SLOTS)  # memory: at most this many bodies at a time
+    return SecurityHeaders(app)
+
+
+class SecurityHeaders:
+    """ASGI middleware: the security headers on every HTTP response."""
+
+    def __init__(self, app: Starlette) -> None:
+        self.app = app
+
+    @property
+    def state(self):
+        return self.app.state
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message) -> None:
+            if message["type"] == "http.response.start":
+                names = {k.lower() for k, _ in message.get("headers", [])}
+                message["headers"] = list(message.get("headers", [])) + [h for h in SECURITY_HEADERS if h[0] not in names]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

@@ -1,0 +1,138 @@
+"""Who is asking, in one place: access codes and session cookies, roles, CSRF tokens and the ``Origin``.
+
+* :func:`caller` - the API's caller: ``Authorization: Bearer <access code>`` (checked by the core,
+  :meth:`~autograder.service.accounts.Accounts.sign_in`, with its rate limit), else the session cookie;
+* :func:`checked_caller` - the same for a state-changing request: with the cookie, the CSRF token (header
+  ``X-CSRF-Token`` or the form field ``csrf_token``) and the ``Origin`` are checked (:func:`check_csrf`);
+* :func:`page_caller` / :func:`page_post` - the pages' caller (the session cookie only; without one the error
+  handler sends the browser to the sign-in page);
+* :func:`instructor`, :func:`student` - the roles;
+* :func:`start_session`, :func:`end_session` - the cookie of a signed-in person (any way of signing in - the
+  code form, the API, a future LMS launch - ends here).
+
+Everything refused is a core error (:class:`~autograder.service.errors.NotSignedIn`, ``Forbidden``), mapped to
+its status by :mod:`.errors`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .. import sessions
+from ..accounts import UNAUTHORIZED
+from ..codes import Account
+from ..errors import Forbidden, NotSignedIn
+from ..service import Service
+
+LOGIN_COOKIE = "autograder_login"  # a signed anonymous session: the login form's CSRF token is tied to it
+
+
+@dataclass(frozen=True)
+class Caller:
+    """A signed-in caller: the account, and the session when it came with the cookie (None: an access code)."""
+
+    account: Account
+    session: sessions.Session | None
+
+    @property
+    def by_cookie(self) -> bool:
+        return self.session is not None
+
+
+def service_of(request: Request) -> Service:
+    """The core, as ``autograder serve`` (or a test) put it into the app's state."""
+    return request.app.state.service
+
+
+def client_address(request: Request) -> str:
+    return (request.client.host if request.client else "unknown")[:64]
+
+
+def own_origin(request: Request) -> str:
+    return f"{request.url.scheme}://{request.headers.get('host', '')}"
+
+
+def check_origin(request: Request) -> None:
+    """A request that says it comes from another site is refused (a missing ``Origin`` is not: old clients)."""
+    origin = request.headers.get("origin")
+    if origin is not None and origin != own_origin(request):
+        raise Forbidden("请求来自其他网站，已拒绝")
+
+
+def check_csrf(request: Request, session: sessions.Session, form_token: str | None) -> None:
+    """The ``Origin``, then the session's CSRF token (header, or ``form_token`` from the form)."""
+    check_origin(request)
+    token = request.headers.get(sessions.CSRF_HEADER) or form_token
+    if not service_of(request).signer.check_csrf(session, token):
+        raise Forbidden("缺少或错误的 CSRF 令牌，请刷新页面后重试")
+
+
+def _session(request: Request) -> sessions.Session | None:
+    return service_of(request).signer.read(request.cookies.get(sessions.COOKIE))
+
+
+def caller(request: Request) -> Caller:
+    """The caller of an API request: an access code in the ``Authorization`` header, else the session cookie."""
+    service = service_of(request)
+    header = request.headers.get("authorization")
+    if header is not None:
+        scheme, _, code = header.partition(" ")
+        if scheme.lower() != "bearer" or not code.strip():
+            raise NotSignedIn(UNAUTHORIZED)
+        return Caller(service.accounts.sign_in(code.strip(), client_address(request)), None)
+    session = _session(request)
+    if session is None:
+        raise NotSignedIn(UNAUTHORIZED)
+    return Caller(service.accounts.of_session(session.account_id, session.code_id), session)
+
+
+def checked_caller(request: Request, form_token: str | None = None) -> Caller:
+    """:func:`caller` of a state-changing request: with the cookie, the CSRF token and the ``Origin`` are checked."""
+    who = caller(request)
+    if who.session is not None:
+        check_csrf(request, who.session, form_token)
+    return who
+
+
+def csrf_token(request: Request, who: Caller) -> str:
+    return service_of(request).signer.csrf_token(who.session) if who.session is not None else ""
+
+
+def page_caller(request: Request) -> Caller:
+    """The caller of a page: the session cookie (:class:`NotSignedIn`, shown as the sign-in page, without one)."""
+    session = _session(request)
+    if session is None:
+        raise NotSignedIn(UNAUTHORIZED)
+    return Caller(service_of(request).accounts.of_session(session.account_id, session.code_id), session)
+
+
+def page_post(request: Request, form: dict[str, str]) -> Caller:
+    """The caller of a page's form, after its CSRF token and ``Origin`` are checked."""
+    who = page_caller(request)
+    check_csrf(request, who.session, form.get(sessions.CSRF_FIELD))
+    return who
+
+
+def instructor(who: Caller, message: str = "只有教师可以查看这个页面") -> Caller:
+    if not who.account.is_instructor:
+        raise Forbidden(message)
+    return who
+
+
+def student(who: Caller) -> Caller:
+    if who.account.is_instructor:
+        raise Forbidden("这是学生的页面；教师请用“总览”")
+    return who
+
+
+def new_session(request: Request, account: Account) -> tuple[str, sessions.Session]:
+    """Sign ``account`` in: the ``Set-Cookie`` value of a new session cookie, and the session (for its CSRF token)."""
+    value, session = service_of(request).signer.issue(account.id, account.code_id)
+    return sessions.cookie_header(value, secure=request.url.scheme == "https"), session
+
+
+def end_session(request: Request, response: Response) -> None:
+    response.headers.append("Set-Cookie", sessions.cookie_header("", secure=request.url.scheme == "https", max_age=0))

@@ -1,0 +1,117 @@
+"""How the pages look: the shared Jinja2 environment, times, relative links, responses with the pages' policy.
+
+* the templates (``autograder/service/templates/``) are rendered by the store's environment
+  (:func:`autograder.store.report.environment`: autoescape, strict undefined, the ``num`` filter), overlaid with
+  this folder's loader and the pages' filters - the feedback body is one template for ``feedback.html`` and the
+  pages;
+* every response carries a strict Content-Security-Policy (scripts and styles only from ``/static/``, nothing
+  inline) and every link is relative to the page, so the pages work under any path prefix (such as ``/submit/``
+  behind the reverse proxy of ``deploy/nginx``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse
+
+from ...store import report
+
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+STATIC = Path(__file__).resolve().parents[1] / "static"
+PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+            "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+SITE_TITLE = "评价二分类模型 · 作业提交"
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The store's environment with the pages' templates first (the feedback body is shared with feedback.html)."""
+    store = report.environment()
+    env = store.overlay(loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(TEMPLATES)), store.loader]))
+    env.filters = dict(store.filters)  # the pages' filters are added to a copy: the store's pages stay as they are
+    env.filters["when"] = when
+    env.filters["left"] = time_left
+    env.filters["percent"] = lambda x: f"{100 * x:.0f}%"
+    return env
+
+
+# ---- times: machine-readable for the browser (which shows the reader's local time), readable without scripts
+
+
+def _dt(t: float | datetime) -> datetime:
+    return t if isinstance(t, datetime) else datetime.fromtimestamp(t, timezone.utc)
+
+
+def utc_offset(dt: datetime) -> str:
+    """``UTC+08:00``."""
+    off = dt.utcoffset() or timedelta(0)
+    sign = "-" if off < timedelta(0) else "+"
+    minutes = abs(int(off.total_seconds())) // 60
+    return f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def when(t: float | datetime | None, tz: Any = None) -> Markup:
+    """``<time datetime=ISO data-local>`` with the time in ``tz`` (or its own zone) as text; scripts localize it."""
+    if t is None:
+        return Markup("—")
+    dt = _dt(t)
+    shown = dt.astimezone(tz) if tz is not None else dt
+    text = f"{shown:%Y-%m-%d %H:%M}（{utc_offset(shown)}）"
+    return Markup('<time datetime="{}" data-local>{}</time>').format(dt.isoformat(timespec="seconds"), text)
+
+
+def time_left(deadline: datetime | None, now: datetime) -> Markup:
+    """``还剩 3 天 4 小时`` (updated by the browser every half minute) or ``已截止``."""
+    if deadline is None:
+        return Markup("无截止时间")
+    seconds = (deadline - now).total_seconds()
+    return Markup('<span data-countdown="{}">{}</span>').format(deadline.isoformat(timespec="seconds"), duration_text(seconds))
+
+
+def duration_text(seconds: float) -> str:
+    if seconds <= 0:
+        return "已截止"
+    minutes = int(seconds // 60)
+    days, hours, mins = minutes // 1440, minutes % 1440 // 60, minutes % 60
+    if days:
+        return f"还剩 {days} 天 {hours} 小时"
+    if hours:
+        return f"还剩 {hours} 小时 {mins} 分钟"
+    return f"还剩 {max(mins, 1) if seconds >= 60 else 0} 分钟" if seconds >= 60 else "还剩不到 1 分钟"
+
+
+# ---- requests and responses
+
+
+def root_of(request: Request) -> str:
+    """The relative path from the requested page to the service's root: ``./``, ``../``, ``../../`` ..."""
+    depth = request.url.path.count("/") - 1
+    return "../" * depth if depth > 0 else "./"
+
+
+def page_headers() -> dict[str, str]:
+    """The pages' CSP, and a referrer policy under which the browser still sends ``Origin`` on the pages' own
+    POSTs (with the API's ``no-referrer`` it sends ``Origin: null``, which the CSRF check refuses)."""
+    return {"Content-Security-Policy": PAGE_CSP, "Referrer-Policy": "same-origin"}
+
+
+def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """The page ``name`` with the shared context (``root``, ``site_title``) and the pages' CSP."""
+    html = environment().get_template(name).render(root=root_of(request), site_title=SITE_TITLE, **context)
+    return HTMLResponse(html, status_code=status, headers=page_headers())
+
+
+def redirect(request: Request, target: str) -> RedirectResponse:
+    """303 to ``target`` (a path below the service's root, without the leading slash), as a relative URL."""
+    return RedirectResponse(root_of(request) + target, status_code=303, headers=page_headers())
+
+
+def not_found(request: Request, message: str = "没有这个页面") -> HTMLResponse:
+    return render(request, "error.html", 404, error_status=404, message=message, account=None, csrf="")

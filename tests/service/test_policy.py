@@ -1,0 +1,209 @@
+"""The course policy through the real web layer and core, in process (:mod:`.inprocess`): a clock the test moves
+instead of waiting for deadlines and 24-hour windows, a stub grader instead of the sandbox.
+
+The same rules are tested once against a real ``autograder serve`` (``test_api.py``, ``test_pages.py``); here
+they are followed across time: before and after a deadline, through a rolling 24-hour window, after a regrade.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import datetime, timedelta, timezone
+
+import pytest
+import sqlalchemy as sa
+
+from autograder.service.database import COUNTING, LOGIN_FAILURES
+from autograder.service.policy import DAY
+
+from .inprocess import Site, solution_bytes, upload
+
+A1, A2, A3, A4 = "ps1_threshold_metrics", "ps2_roc_auc", "ps3_pr_ap", "ps4_calibration"
+CHINA = timezone(timedelta(hours=8))
+T0 = datetime(2026, 12, 1, 12, 0, tzinfo=CHINA)
+DEADLINE = T0 + timedelta(hours=1)
+STUDENTS = ["s001", "s002", "s003", "s004"]
+NB = {a: solution_bytes(a) for a in (A1, A2, A3, A4)}
+
+
+@pytest.fixture
+def site(tmp_path):
+    config = {"login_failures": {"max": 5, "window_minutes": 15}, "assignments": {
+        A1: {"deadline": DEADLINE.isoformat(), "attempts_per_24h": 2, "feedback_before_deadline": "cases"},
+        A2: {"deadline": DEADLINE.isoformat(), "late": {"penalty": 0.5, "until": (DEADLINE + timedelta(days=1)).isoformat()},
+             "feedback_before_deadline": "score", "counts": "last"},
+        A3: {"deadline": (T0 - timedelta(days=1)).isoformat()},
+        A4: {"attempts_per_24h": 2},
+    }}
+    s = Site(tmp_path, config, STUDENTS, T0.timestamp())
+    yield s
+    s.db.dispose()
+
+
+def _grades(site: Site) -> dict[tuple[str, str], float]:
+    r = site.client("instructor").get("/api/v1/grades.csv")
+    assert r.status_code == 200
+    return {(row["student_id"], row["assignment"]): float(row["score"]) for row in csv.DictReader(io.StringIO(r.text))}
+
+
+def test_feedback_turns_full_at_the_deadline_and_uploads_close(site):
+    c = site.client("s001")
+    sid = upload(c, A1, NB[A1]).json()["id"]
+    site.grade(score=4)
+    url = c.get(f"/api/v1/submissions/{sid}").json()["feedback_url"]
+    before = c.get(url).text
+    assert "本次反馈只显示" in before and "<th>输入</th>" not in before
+    assert "<th>输入</th>" in site.client("instructor").get(url).text  # instructors see everything at once
+    site.clock.advance(DEADLINE.timestamp() - site.clock() + 1)
+    after = c.get(url).text
+    assert "本次反馈只显示" not in after and "<th>输入</th>" in after
+    r = upload(c, A1, NB[A1])
+    assert r.status_code == 403 and "已于 2026-12-01T13:00:00+08:00 截止" in r.json()["error"]
+    assert {a["name"]: a["open"] for a in c.get("/api/v1/assignments").json()["assignments"]}[A1] is False
+
+
+def test_attempts_come_back_one_by_one_as_the_24_hours_roll(site):
+    c = site.client("s002")
+    first = upload(c, A4, NB[A4])
+    site.clock.advance(600)
+    assert upload(c, A4, NB[A4]).status_code == 202 and first.status_code == 202
+    site.clock.advance(60)
+    r = upload(c, A4, NB[A4])
+    assert r.status_code == 429 and "24 小时内最多评分 2 次" in r.json()["error"]
+    assert int(r.headers["retry-after"]) == DAY - 660  # the first attempt leaves the window then
+    site.clock.advance(DAY - 660 - 1)
+    assert upload(c, A4, NB[A4]).status_code == 429
+    site.clock.advance(1)
+    assert upload(c, A4, NB[A4]).status_code == 202
+    r = upload(c, A4, NB[A4])
+    assert r.status_code == 429 and int(r.headers["retry-after"]) == 600  # then the second one, 10 minutes later
+
+
+def test_attempt_refusals_agree_between_the_page_and_the_api(site):
+    """The page's "no attempts left" and the API's 429 come from one rule (with the student's extra attempts)."""
+    c = site.client("s003")
+    for _ in range(2):
+        assert upload(c, A1, NB[A1]).status_code == 202
+    c, csrf = site.signed_in("s003")
+    assert "24 小时内的 2 次评分已用完" in c.get(f"/assignments/{A1}").text
+    assert upload(c, A1, NB[A1], headers={"X-CSRF-Token": csrf}).status_code == 429
+    teacher, token = site.signed_in("instructor")
+    r = teacher.post("/instructor/students/s003/attempts", data={"assignment": A1, "extra": "1", "csrf_token": token},
+                     follow_redirects=False)
+    assert r.status_code == 303
+    assert "24 小时内还可提交 1 次（共 3 次）" in c.get(f"/assignments/{A1}").text
+    assert upload(c, A1, NB[A1], headers={"X-CSRF-Token": csrf}).status_code == 202
+
+
+def test_late_work_counts_with_its_penalty_in_every_place(site):
+    c = site.client("s004")
+    site.clock.advance(DEADLINE.timestamp() - site.clock() + 60)
+    sid = upload(c, A2, NB[A2]).json()["id"]
+    site.grade()
+    doc = c.get(f"/api/v1/submissions/{sid}").json()
+    assert (doc["late"], doc["raw_score"], doc["score"], doc["penalty"]) == (True, 10, 5, 0.5)
+    assert _grades(site)[("s004", A2)] == 5 and site.gradebook.scores[("s004", A2)] == 5
+    teacher, _ = site.signed_in("instructor")
+    assert "5 / 10" in teacher.get("/instructor/students").text
+    site.clock.advance(DAY + 60)  # past the late cut-off: closed for good
+    r = upload(c, A2, NB[A2])
+    assert r.status_code == 403 and "迟交期也已结束" in r.json()["error"]
+
+
+def test_a_regrade_of_the_counting_attempt_leaves_one_story(site):
+    """The counting score is the counting submission's: after a regrade, grades.csv, the pages, the API and the
+    gradebook all follow it, and service_counting stores no score of its own."""
+    c = site.client("s001")
+    sid = upload(c, A1, NB[A1]).json()["id"]
+    site.grade()
+    assert _grades(site)[("s001", A1)] == 10
+    teacher, token = site.signed_in("instructor")
+    assert teacher.post(f"/instructor/submissions/{sid}/regrade", data={"csrf_token": token},
+                        follow_redirects=False).status_code == 303
+    assert c.get(f"/api/v1/submissions/{sid}").json()["status"] == "queued"
+    assert _grades(site)[("s001", A1)] == 10  # still counts with its last result while it is graded again
+    assert site.grade(score=3) == [sid]  # graded again, as if a hidden test had been corrected
+    assert site.gradebook.scores[("s001", A1)] == 3
+    assert c.get(f"/api/v1/submissions/{sid}").json()["score"] == 3
+    assert _grades(site)[("s001", A1)] == 3
+    assert "3 / 10" in teacher.get("/instructor/students").text
+    assert set(COUNTING.c.keys()) == {"student_id", "assignment", "submission_id", "updated_at"}
+
+
+def test_an_extension_reopens_a_closed_assignment_for_one_student(site):
+    c, other = site.client("s002"), site.client("s003")
+    assert upload(c, A3, NB[A3]).status_code == 403
+    teacher, token = site.signed_in("instructor")
+    later = (T0 + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M")
+    r = teacher.post("/instructor/students/s002/extend", data={"assignment": A3, "deadline": later, "csrf_token": token},
+                     follow_redirects=False)
+    assert r.status_code == 303
+    assert upload(c, A3, NB[A3]).status_code == 202
+    assert upload(other, A3, NB[A3]).status_code == 403
+    bad = teacher.post("/instructor/students/s002/extend", data={"assignment": A3, "deadline": "soon", "csrf_token": token})
+    assert bad.status_code == 400 and "YYYY-MM-DDTHH:MM" in bad.text
+
+
+def test_sign_in_failures_of_the_page_and_the_api_share_one_counter_and_are_pruned(site):
+    page, api = site.client(), site.client()
+    form = page.get("/login")
+
+    def sign_in(login: str, code: str, **kw):
+        """Post the sign-in form with the token of the form last shown (every form showing has its own)."""
+        nonlocal form
+        token = form.text.split('name="csrf_token" value="')[1].split('"')[0]
+        form = page.post("/login", data={"login": login, "code": code, "csrf_token": token}, **kw)
+        return form
+
+    for _ in range(2):  # a right code typed with another student's id counts like a wrong code
+        r = sign_in("s002", site.codes["s001"])
+        assert r.status_code == 401 and "学号或访问码不正确" in r.text
+    for i in range(3):
+        assert api.get("/api/v1/submissions", headers={"Authorization": f"Bearer abcdefgh-guess{i}"}).status_code == 401
+    r = api.get("/api/v1/submissions", headers={"Authorization": f"Bearer {site.codes['s003']}"})
+    assert r.status_code == 429 and int(r.headers["retry-after"]) == 900
+    r = sign_in("s003", site.codes["s003"])
+    assert r.status_code == 429 and r.headers["retry-after"] == "900" and "错误的访问码尝试过多" in r.text
+    site.clock.advance(901)
+    assert sign_in("s002", site.codes["s001"]).status_code == 401
+    with site.db.read() as con:  # the page's failure removed the five older than the window
+        assert con.execute(sa.select(sa.func.count()).select_from(LOGIN_FAILURES)).scalar() == 1
+    token = form.text.split('name="csrf_token" value="')[1].split('"')[0]
+    r = page.post("/login", data={"login": "s003", "code": site.codes["s003"], "csrf_token": token}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "./"
+
+
+def test_one_mapping_of_refusals_to_answers(site):
+    """The web layer's one error mapping: JSON with the status under /api/, pages elsewhere, sign-in for a page
+    without a session; a Mount's prefix answers like any unknown address."""
+    anonymous, student = site.client(), site.client("s001")
+    r = anonymous.get("/api/v1/submissions")
+    assert (r.status_code, r.headers["www-authenticate"]) == (401, "Bearer") and "访问码" in r.json()["error"]
+    for path in ("/api/v1", "/api/v1/nothing"):
+        r = student.get(path, follow_redirects=False)
+        assert (r.status_code, r.json()) == (404, {"error": "没有这个地址"}), path
+    assert student.put("/api/v1/submissions").json() == {"error": "不支持这个请求方法"}
+    r = student.get("/api/v1/submissions/" + "A" * 22)
+    assert (r.status_code, r.json()) == (404, {"error": "没有这份提交"})
+    assert student.get("/api/v1/grades.csv").status_code == 403
+    r = anonymous.get(f"/assignments/{A1}", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "../login"
+    page, _ = site.signed_in("s001")
+    r = page.get("/instructor/")
+    assert r.status_code == 403 and "只有教师可以查看这个页面" in r.text and r.headers["content-type"].startswith("text/html")
+    r = page.get("/assignments/ps9")
+    assert r.status_code == 404 and "没有开放提交的作业 ps9" in r.text
+
+
+def test_the_page_keeps_polling_until_the_counting_attempt_is_settled(site):
+    """Between the result and the gradebook (the counting attempt chosen again) the page still polls, so it never
+    stops on a graded attempt without its "counts" mark."""
+    upload(site.client("s002"), A1, NB[A1])
+    page, _ = site.signed_in("s002")
+    site.grade(settle=False)
+    live = page.get(f"/assignments/{A1}/live").text
+    assert 'data-pending="1"' in live and "10 / 10" in live and 'class="badge count"' not in live
+    site.settle("s002", A1)
+    live = page.get(f"/assignments/{A1}/live").text
+    assert 'data-pending="0"' in live and 'class="badge count">计入成绩' in live and "还没有已评分的提交" not in live
