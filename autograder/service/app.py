@@ -25,8 +25,6 @@ nosniff`` and ``Cache-Control: no-store``.
 from __future__ import annotations
 
 import asyncio
-import csv
-import io
 import json
 import secrets
 import time
@@ -45,11 +43,12 @@ from starlette.routing import Route
 
 from ..model import SubmissionResult
 from ..store import report
-from . import codes, overrides, pages, sessions
+from . import codes, grade_sheet, overrides, pages, sessions
 from .codes import Account
 from .counting import with_penalty
-from .database import ACCOUNTS, COUNTING, LOGIN_FAILURES, SUBMISSIONS, Database
+from .database import ACCOUNTS, LOGIN_FAILURES, SUBMISSIONS, Database
 from .policy import DAY, AssignmentPolicy, CoursePolicy, retry_after
+from .times import course_zone
 from .uploads import FORM_OVERHEAD, NotebookRules, UploadError, check_filename, check_notebook, parse_form, read_capped, store_file
 
 SECURITY_HEADERS = [
@@ -240,15 +239,7 @@ class Service:
             return con.execute(q).all()
 
     def grades_csv(self) -> str:
-        with self.db.read() as con:
-            rows = con.execute(sa.select(COUNTING.c.student_id, COUNTING.c.assignment, COUNTING.c.score,
-                                         COUNTING.c.max_score).order_by(COUNTING.c.student_id, COUNTING.c.assignment)).all()
-        out = io.StringIO()
-        w = csv.writer(out, lineterminator="\n")
-        w.writerow(["student_id", "assignment", "score", "max_score"])
-        for r in rows:
-            w.writerow([r.student_id, r.assignment, f"{r.score:g}", f"{r.max_score:g}"])
-        return out.getvalue()
+        return grade_sheet.grades_csv(self.db, self.policy, course_zone(self.policy))
 
 
 def now_utc(t: float) -> datetime:
@@ -425,6 +416,7 @@ def make_app(service: Service, *, lifespan=None) -> SecurityHeaders:
     app = Starlette(routes=routes, exception_handlers={ApiError: api_error, UploadError: api_error,
                                                        HTTPException: api_error, 500: server_error},
                     lifespan=lifespan)
+    app.state.course_zone = course_zone(service.policy)  # the one zone of every time the pages show
     return SecurityHeaders(app)
 
 

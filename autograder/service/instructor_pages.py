@@ -8,7 +8,7 @@ a reset shows the one new code on the answer page.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -21,9 +21,10 @@ from . import dashboard, overrides, regrade, sessions
 from .codes import Account
 from .database import ACCOUNTS, COUNTING, SUBMISSIONS
 from .overrides import OverrideError
-from .pages import PageError, checked_post, page, page_headers, read_form, redirect, render, signed_in, utc_offset
+from .pages import PageError, checked_post, page, page_headers, read_form, redirect, render, signed_in
 from .roster import MAX_ROSTER_BYTES, codes_csv, import_students, parse_roster, reset_code
 from .student_pages import assignment_view, attempts
+from .times import course_zone
 from .uploads import FORM_OVERHEAD, parse_form, read_capped
 
 NOTICES = {
@@ -31,14 +32,6 @@ NOTICES = {
     "nothing": "名单中的学生都已有账号，没有新的访问码；姓名和邮箱已更新。",
 }
 MAX_LISTED = 2000
-
-
-def _course_tz(service):
-    """The time zone of the course: that of the first deadline (UTC without deadlines)."""
-    for p in service.policy.assignments.values():
-        if p.deadline is not None:
-            return p.deadline.tzinfo
-    return timezone.utc
 
 
 def routes(service) -> list:
@@ -144,7 +137,7 @@ def routes(service) -> list:
         row = student_row(login)
         person = Account(row.id, "student", row.login, row.name, row.code_id)
         t = service.clock()
-        tz = _course_tz(service)
+        tz = course_zone(service.policy)  # the form reads and writes in the zone every page shows
         views = []
         for name in service.policy.assignments:
             v = assignment_view(service, person, name, t)
@@ -154,10 +147,8 @@ def routes(service) -> list:
             course = service.policy.assignments[name]
             v["extra"] = override.extra_attempts if override is not None else 0
             v["course_deadline"] = course.deadline
-            deadline_tz = course.deadline.tzinfo if course.deadline is not None else tz
-            v["tz_label"] = utc_offset(datetime.now(deadline_tz))
             base = v["policy"].deadline
-            v["suggested_deadline"] = (base + timedelta(days=2)).astimezone(deadline_tz).strftime("%Y-%m-%dT%H:%M") if base else ""
+            v["suggested_deadline"] = (base + timedelta(days=2)).astimezone(tz).strftime("%Y-%m-%dT%H:%M") if base else ""
             views.append(v)
         return {"s": row, "views": views, "pending": any(v["pending"] for v in views)}
 
@@ -186,7 +177,7 @@ def routes(service) -> list:
             naive = datetime.strptime(form.get("deadline", "").strip()[:16], "%Y-%m-%dT%H:%M")
         except ValueError:
             raise PageError(400, "新的截止时间格式应为 YYYY-MM-DDTHH:MM") from None
-        deadline = naive.replace(tzinfo=policy.deadline.tzinfo)  # in the course's time zone, as the form says
+        deadline = naive.replace(tzinfo=course_zone(service.policy))  # in the course's zone, as the form says
         await run_in_threadpool(overrides.extend_deadline, service.db, policy, login, deadline, account.login)
         return redirect(request, f"instructor/students/{login}?notice=extended")
 
@@ -242,7 +233,7 @@ def routes(service) -> list:
         if not issued:
             return render(request, "instructor/roster.html", account=account, csrf=csrf, notice=NOTICES["nothing"],
                           **await run_in_threadpool(roster_context))
-        stamp = datetime.fromtimestamp(service.clock(), _course_tz(service)).strftime("%Y%m%d-%H%M%S")
+        stamp = datetime.fromtimestamp(service.clock(), course_zone(service.policy)).strftime("%Y%m%d-%H%M%S")
         return Response(codes_csv(issued), media_type="text/csv; charset=utf-8", headers={
             **page_headers(), "Content-Disposition": f'attachment; filename="codes-{stamp}.csv"',
             "X-Roster-Created": str(len(issued)), "X-Roster-Total": str(len(students))})

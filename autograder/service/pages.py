@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
@@ -27,13 +27,14 @@ import jinja2
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from ..store import report
 from . import sessions
 from .codes import Account
 from .overrides import OverrideError
 from .roster import RosterError
+from .times import as_datetime, stamp, utc_offset  # noqa: F401 - utc_offset: the pages' label of the zone
 from .uploads import UploadError, read_capped
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -68,35 +69,22 @@ def environment() -> jinja2.Environment:
                                                          jinja2.FileSystemLoader(str(report.TEMPLATES))]),
                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = _num
-    env.filters["when"] = when
+    env.filters["when"] = jinja2.pass_context(lambda ctx, t: when(t, ctx.get("tz")))
     env.filters["left"] = time_left
     env.filters["percent"] = lambda x: f"{100 * x:.0f}%"
     return env
 
 
-# ---- times: machine-readable for the browser (which shows the reader's local time), readable without scripts
-
-
-def _dt(t: float | datetime) -> datetime:
-    return t if isinstance(t, datetime) else datetime.fromtimestamp(t, timezone.utc)
-
-
-def utc_offset(dt: datetime) -> str:
-    """``UTC+08:00``."""
-    off = dt.utcoffset() or timedelta(0)
-    sign = "-" if off < timedelta(0) else "+"
-    minutes = abs(int(off.total_seconds())) // 60
-    return f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+# ---- times: all in the course's zone (:mod:`.times`), machine-readable too; the browser only counts down
 
 
 def when(t: float | datetime | None, tz: Any = None) -> Markup:
-    """``<time datetime=ISO data-local>`` with the time in ``tz`` (or its own zone) as text; scripts localize it."""
+    """``<time datetime=ISO>`` with the time in ``tz`` (the course's zone; else its own) as text, the zone said."""
     if t is None:
         return Markup("—")
-    dt = _dt(t)
-    shown = dt.astimezone(tz) if tz is not None else dt
-    text = f"{shown:%Y-%m-%d %H:%M}（{utc_offset(shown)}）"
-    return Markup('<time datetime="{}" data-local>{}</time>').format(dt.isoformat(timespec="seconds"), text)
+    dt = as_datetime(t)
+    text = stamp(dt, tz if tz is not None else (dt.tzinfo or timezone.utc))
+    return Markup('<time datetime="{}">{}</time>').format(dt.isoformat(timespec="seconds"), text)
 
 
 def time_left(deadline: datetime | None, now: datetime) -> Markup:
@@ -135,8 +123,10 @@ def page_headers() -> dict[str, str]:
 
 
 def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
-    """The page ``name`` with the shared context (``root``, ``site_title``) and the pages' CSP."""
-    html = environment().get_template(name).render(root=root_of(request), site_title=SITE_TITLE, **context)
+    """The page ``name`` with the shared context (``root``, ``site_title``, ``tz``: the course's zone) and the pages' CSP."""
+    tz = getattr(request.app.state, "course_zone", timezone.utc) if "app" in request.scope else timezone.utc
+    html = environment().get_template(name).render(root=root_of(request), site_title=SITE_TITLE, tz=tz,
+                                                   tz_label=utc_offset(datetime.now(tz)), **context)
     return HTMLResponse(html, status_code=status, headers=page_headers())
 
 
@@ -216,10 +206,13 @@ def not_found(request: Request, message: str = "没有这个页面") -> HTMLResp
 
 def routes(service) -> list:
     """Every page route, and ``/static/`` (the pages' only scripts and styles)."""
-    from starlette.routing import Mount
+    from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
     from . import instructor_pages, student_pages
 
-    return [*student_pages.routes(service), *instructor_pages.routes(service),
+    def favicon(request: Request) -> Response:  # what a browser asks for on its own, before any page names an icon
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
+    return [*student_pages.routes(service), *instructor_pages.routes(service), Route("/favicon.ico", favicon, methods=["GET"]),
             Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static")]

@@ -28,6 +28,7 @@ from .counting import with_penalty
 from .database import COUNTING, LOGIN_FAILURES, SUBMISSIONS
 from .pages import LOGIN_COOKIE, NeedLogin, PageError, checked_post, page, page_headers, read_form, redirect, render, signed_in
 from .policy import DAY, AssignmentPolicy, retry_after
+from .times import course_zone, stamp
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"  # the released student versions
 WRONG_LOGIN = "学号或访问码不正确。请检查后重试（访问码只含小写字母和数字 2-9，没有容易看错的 i、l、o、0、1）"
@@ -68,13 +69,13 @@ def wait_text(seconds: float) -> str:
     return f"约 {minutes // 60} 小时 {minutes % 60} 分钟" if minutes >= 60 else f"约 {minutes} 分钟"
 
 
-def late_text(p: AssignmentPolicy) -> str:
+def late_text(p: AssignmentPolicy, tz) -> str:
+    """What happens after the deadline, the late cut-off in the course's zone ``tz``."""
     if p.deadline is None:
         return "无截止时间，随时可以提交"
     if p.late_penalty is None:
         return "截止后不再接受提交"
-    until = p.late_until.strftime("%Y-%m-%d %H:%M") + f"（{p.late_until.strftime('%z')[:3]}:{p.late_until.strftime('%z')[3:]}）"
-    return f"截止后到 {until} 仍可提交，得分乘以 {p.late_penalty:g}"
+    return f"截止后到 {stamp(p.late_until, tz)}仍可提交，得分乘以 {p.late_penalty:g}"
 
 
 def attempts(service, account_login: str, assignment: str, policy: AssignmentPolicy, viewer_is_instructor: bool,
@@ -118,7 +119,7 @@ def assignment_view(service, account: Account, name: str, now: float) -> dict[st
     refusal = None
     if lateness == "closed":
         end = policy.last_moment()
-        refusal = f"本作业已于 {end:%Y-%m-%d %H:%M}（{end:%z}）截止，不再接受提交。"
+        refusal = f"本作业已于 {stamp(end, course_zone(service.policy))}截止，不再接受提交。"
     elif not left:
         refusal = f"你在 24 小时内的 {policy.attempts_per_24h} 次评分已用完，{wait_text(wait)}后可以再提交 1 次。"
     rules = service.rules[name]
@@ -127,7 +128,7 @@ def assignment_view(service, account: Account, name: str, now: float) -> dict[st
     return {
         "name": name, "title": service.titles.get(name, name), "policy": policy, "notebook": all_assignments()[name].notebook,
         "extended": override is not None and override.deadline is not None,
-        "late_text": late_text(policy), "attempts_left": left, "attempts_text": attempts_text, "refusal": refusal,
+        "late_text": late_text(policy, course_zone(service.policy)), "attempts_left": left, "attempts_text": attempts_text, "refusal": refusal,
         "late_now": lateness == "late",
         "feedback_text": f"{FEEDBACK_POLICIES[feedback]}；{'截止' if policy.late_penalty is None else '迟交期结束'}后显示全部",
         "counts_text": COUNTS_TEXT[policy.counts][0], "counts_short": COUNTS_TEXT[policy.counts][1],

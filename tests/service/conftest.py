@@ -30,7 +30,7 @@ PAST = "2020-01-01T00:00:00+08:00"
 def course(tmp_path_factory):
     data = tmp_path_factory.mktemp("service") / "data"
     ps4_deadline = datetime.now(timezone.utc) + timedelta(seconds=PS4_DEADLINE_S)
-    config = {"login_failures": {"max": 5, "window_minutes": 15}, "assignments": {
+    config = {"login_failures": {"max": 5, "window_minutes": 15}, "upload_limit_mib": 5, "assignments": {
         "ps1_threshold_metrics": {"deadline": FAR, "attempts_per_24h": 3, "feedback_before_deadline": "cases", "counts": "best"},
         "ps2_roc_auc": {"deadline": PAST, "late": {"penalty": 0.5, "until": FAR}, "feedback_before_deadline": "score",
                         "counts": "last"},
