@@ -69,7 +69,7 @@ def environment() -> jinja2.Environment:
                                                          jinja2.FileSystemLoader(str(report.TEMPLATES))]),
                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = _num
-    env.filters["when"] = jinja2.pass_context(lambda ctx, t: when(t, ctx.get("tz")))
+    env.filters["when"] = jinja2.pass_context(lambda ctx, t: when(t, ctx["tz"]))  # the course's zone (render's context)
     env.filters["left"] = time_left
     env.filters["percent"] = lambda x: f"{100 * x:.0f}%"
     return env

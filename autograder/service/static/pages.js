@@ -95,8 +95,8 @@
     schedule();
   }
 
-  function mib(bytes) {
-    return (bytes / 1048576).toFixed(1);
+  function mib(bytes) {  // as the page states the limit: 20, 0.5, 2.5
+    return String(Math.round((bytes / 1048576) * 10) / 10);
   }
 
   function size(bytes) {
