@@ -61,6 +61,7 @@ class Attempt:
     result: SubmissionResult | None
     shown: str
     policy_text: str
+    settled: bool = True  # False: graded, but which attempt counts is not yet recorded (the page keeps polling)
 
 
 def wait_text(seconds: float) -> str:
@@ -98,7 +99,7 @@ def attempts(service, account_login: str, assignment: str, policy: AssignmentPol
                            row.graded_at if row.status in ("graded", "failed") else None, row.filename, bool(row.late),
                            row.penalty, row.score * row.penalty if graded else None, row.score if graded else None,
                            row.max_score if graded else None, row.error if row.status == "failed" else None, position,
-                           row.id == counting, result, shown, FEEDBACK_POLICIES[shown]))
+                           row.id == counting, result, shown, FEEDBACK_POLICIES[shown], settled=bool(row.settled)))
     out.reverse()
     return out
 
@@ -132,7 +133,7 @@ def assignment_view(service, account: Account, name: str, now: float) -> dict[st
         "late_now": lateness == "late",
         "feedback_text": f"{FEEDBACK_POLICIES[feedback]}；{'截止' if policy.late_penalty is None else '迟交期结束'}后显示全部",
         "counts_text": COUNTS_TEXT[policy.counts][0], "counts_short": COUNTS_TEXT[policy.counts][1],
-        "attempts": rows, "counting": counting, "pending": any(a.status in ("queued", "grading") for a in rows),
+        "attempts": rows, "counting": counting, "pending": any(a.status in ("queued", "grading") or not a.settled for a in rows),
         "grade_ids": sorted(rules.grade_ids), "functions": list(rules.functions),
         "owners": json.dumps(rules.owners, ensure_ascii=False, sort_keys=True),
     }
