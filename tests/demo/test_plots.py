@@ -21,7 +21,7 @@ SIZES = {
     "roc_plot": [(250, 380), (340, 380)],
     "pr_plot": [(250, 380), (340, 380)],
     "reliability_plot": [(250, 380), (340, 380)],
-    "score_plot": [(170, 300), (340, 300)],
+    "score_plot": [(170, 300), (340, 320)],
 }
 FIGURES = {"roc_plot": roc_figure, "pr_plot": pr_figure, "reliability_plot": reliability_figure, "score_plot": score_figure}
 setup_plotting()  # the app's fonts (Noto CJK): label widths as in the app

@@ -158,8 +158,11 @@ def latest_attempt(tab: Tab):
 
 
 def wait_graded(tab: Tab, timeout: float = 120_000) -> None:
+    """Until the latest attempt is graded (or failed) and the page has stopped polling: the attempt that counts
+    is recorded a moment after the grade, and the page shows it by itself."""
     tab.page.wait_for_function("() => { const a = document.querySelector('#live li.attempt');"
-                               " return a && ['graded', 'failed'].includes(a.dataset.status); }", timeout=timeout)
+                               " return a && ['graded', 'failed'].includes(a.dataset.status)"
+                               " && document.getElementById('live').dataset.pending === '0'; }", timeout=timeout)
 
 
 # ---- students
