@@ -227,6 +227,8 @@
         const body = region.querySelector(".live-body");
         const refusal = body && body.dataset.refusal;
         if (queuedNotice && body && body.dataset.pending === "0") say("", false);
+        const counts = document.getElementById("counts-warning");  // under counts: last, what the next upload replaces
+        if (counts && body && body.dataset.countsWarning) counts.textContent = body.dataset.countsWarning;
         drop.hidden = Boolean(refusal);
         if (refusal && !busy) {
           chosen.hidden = true;
