@@ -509,6 +509,7 @@ def _one_zone(tab: Tab, name: str) -> list[str]:
 def _narrow_cells(tab: Tab, name: str) -> list[str]:
     """Table cells whose content box is narrower than two characters (text wrapping a character per line)."""
     narrow = tab.page.evaluate("""() => [...document.querySelectorAll('main th, main td')].filter(c => c.getClientRects().length)
+        .filter(c => !c.closest('thead') || c.closest('thead').getBoundingClientRect().width > 1)  // not a header kept for screen readers only
         .map(c => { const s = getComputedStyle(c);
                     return [c.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight), 2 * parseFloat(s.fontSize),
                             c.textContent.trim().slice(0, 30)]; })

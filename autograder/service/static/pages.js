@@ -226,7 +226,10 @@
       region.addEventListener("live:updated", () => {
         const body = region.querySelector(".live-body");
         const refusal = body && body.dataset.refusal;
-        if (queuedNotice && body && body.dataset.pending === "0") say("", false);
+        if (queuedNotice && body && body.dataset.pending === "0") {  // graded: the notice and the file name go
+          say("", false);
+          chosen.hidden = true;
+        }
         const counts = document.getElementById("counts-warning");  // under counts: last, what the next upload replaces
         if (counts && body && body.dataset.countsWarning) counts.textContent = body.dataset.countsWarning;
         drop.hidden = Boolean(refusal);
