@@ -51,7 +51,8 @@ CSS = """
 body { font-size: 15px; }
 .cm-table { border-collapse: collapse; margin: 0 auto; }
 .cm-table td, .cm-table th { border: 1px solid #ccc; padding: 4px 8px; text-align: center; }
-.cm-table .cell { font-size: 1.25em; font-weight: 600; min-width: 4.2em; }
+.cm-table .cell { font-size: 1.25em; font-weight: 600; min-width: 3.6em; }
+.cm-table .cm-row { white-space: nowrap; }
 .cm-tp { background: #30a14e22; } .cm-tn { background: #1f77b422; }
 .cm-fp { background: #d6272822; } .cm-fn { background: #9467bd22; }
 .metric-table td { padding: 2px 6px; } .metric-table td.v { text-align: right; font-family: monospace; font-size: 1.1em; }
@@ -178,14 +179,15 @@ def _confusion_card(r: Tab1Result) -> Tag:
     m = r.metrics
     cell = ui.tags.td
     table = ui.tags.table(
-        ui.tags.tr(ui.tags.th(""), ui.tags.th("预测为正"), ui.tags.th("预测为负")),
+        ui.tags.tr(ui.tags.th(""), ui.tags.th("预测", ui.tags.br(), "为正", class_="cm-row"),
+                   ui.tags.th("预测", ui.tags.br(), "为负", class_="cm-row")),
         ui.tags.tr(
-            ui.tags.th("真实为正"),
+            ui.tags.th("真实", ui.tags.br(), "为正", class_="cm-row"),  # two characters a line in a narrow card
             cell(ui.div("TP"), _value("cm-tp", str(m.tp)), class_="cell cm-tp"),
             cell(ui.div("FN"), _value("cm-fn", str(m.fn)), class_="cell cm-fn"),
         ),
         ui.tags.tr(
-            ui.tags.th("真实为负"),
+            ui.tags.th("真实", ui.tags.br(), "为负", class_="cm-row"),
             cell(ui.div("FP"), _value("cm-fp", str(m.fp)), class_="cell cm-fp"),
             cell(ui.div("TN"), _value("cm-tn", str(m.tn)), class_="cell cm-tn"),
         ),
