@@ -25,6 +25,7 @@ from htmltools import Tag
 from shiny import App, reactive, render, ui
 
 from coursebook import setup_plotting
+from coursebook.deployment import load_settings
 
 from .data import DISTRIBUTIONS, DemoInputError, make_workflow_data
 from .plots import message_figure, pr_figure, reliability_figure, roc_figure, score_figure
@@ -38,11 +39,20 @@ FAVICON = Path(__file__).resolve().parents[1] / "book" / "_static" / "favicon.sv
 
 STRATEGIES = {"uniform": "等宽分箱", "quantile": "等频分箱（分位数）"}
 
+#: The book, from the one deployment setting (``COURSE_SITE_CONFIG``; ``deploy/local.yml`` by default).
+BOOK_URL = load_settings().site_url
+
+#: On a phone the controls sit above the outputs and stay in view (a sticky bar of at most 40 % of the screen,
+#: scrolling on its own), so moving τ shows its effect without scrolling the page; the tabs stay visible.
+SIDEBAR_OPEN = {"desktop": "always", "mobile": "always-above"}
+MOBILE_CONTROLS_HEIGHT = "40vh"
+
 CSS = """
 body { font-size: 15px; }
 .cm-table { border-collapse: collapse; margin: 0 auto; }
 .cm-table td, .cm-table th { border: 1px solid #ccc; padding: 4px 8px; text-align: center; }
-.cm-table .cell { font-size: 1.25em; font-weight: 600; min-width: 4.2em; }
+.cm-table .cell { font-size: 1.25em; font-weight: 600; min-width: 3.6em; }
+.cm-table .cm-row { white-space: nowrap; }
 .cm-tp { background: #30a14e22; } .cm-tn { background: #1f77b422; }
 .cm-fp { background: #d6272822; } .cm-fn { background: #9467bd22; }
 .metric-table td { padding: 2px 6px; } .metric-table td.v { text-align: right; font-family: monospace; font-size: 1.1em; }
@@ -50,6 +60,17 @@ body { font-size: 15px; }
 .demo-note { color: #555; font-size: 0.9em; }
 .card-header { font-weight: 600; }
 .best-row { background: #fff3cd; }
+.book-link { white-space: nowrap; }
+@media (max-width: 575.98px) {
+  .bslib-sidebar-layout > .sidebar { position: sticky; top: 0; z-index: 1020; background: #f8f9fa;
+    box-shadow: 0 2px 6px #0002; }
+  .bslib-sidebar-layout > .sidebar .shiny-input-container { margin-bottom: .25rem; }
+  .navbar > .container-fluid { flex-wrap: wrap; row-gap: 0; }
+  .navbar-brand { font-size: 1rem; flex-basis: 100%; margin: 0; padding: .1rem 0; }
+  .navbar .navbar-collapse { flex-basis: 100%; }
+  .navbar .navbar-nav { flex-direction: row !important; flex-wrap: wrap; column-gap: .9rem; }
+  .navbar .nav-link { padding: .35rem 0; }
+}
 """
 
 
@@ -63,19 +84,20 @@ def _error_box(message: str, box_id: str) -> Tag:
 
 
 def _sidebar_tab1() -> Tag:
-    return ui.sidebar(
-        ui.input_numeric("m", "每类样本数 m", 200, min=10, max=2000, step=10),
+    return ui.sidebar(  # the two controls a reader moves most come first (on a phone: in view at the top)
+        ui.input_slider("threshold", "阈值 τ（得分 ≥ τ 判为正类）", 0.0, 1.0, 0.5, step=0.01),
         ui.input_slider("pi", "正类比例 π", 0.0, 1.0, 0.5, step=0.01),
+        ui.input_numeric("m", "每类样本数 m", 200, min=10, max=2000, step=10),
         ui.input_radio_buttons("dist", "两类得分分布", DISTRIBUTIONS),
         ui.input_slider("sep", "分离度 d（0 = 两类相同）", 0.0, 4.0, 1.5, step=0.1),
         ui.input_slider("sigma", "正类标准差 σ（仅双正态）", 0.25, 4.0, 1.0, step=0.25),
-        ui.input_slider("threshold", "阈值 τ（得分 ≥ τ 判为正类）", 0.0, 1.0, 0.5, step=0.01),
         ui.input_numeric("n_bins", "校准分箱数", 10, min=0, max=50, step=1),
         ui.input_radio_buttons("strategy", "分箱方式", STRATEGIES),
         ui.input_numeric("seed", "随机种子", 1, min=0, step=1),
         ui.input_numeric("deploy_prior", "部署时正类比例 π′（修正精确率）", 0.05, min=0, max=1, step=0.01),
         width=300,
-        open="always",
+        open=SIDEBAR_OPEN,
+        max_height_mobile=MOBILE_CONTROLS_HEIGHT,
     )
 
 
@@ -86,9 +108,9 @@ def _tab1() -> Tag:
         class_="demo-note",
     )
     plots = ui.layout_columns(
-        ui.card(ui.card_header("ROC 曲线（红点：当前阈值）"), ui.output_plot("roc_plot", height="330px"), class_="mb-2"),
-        ui.card(ui.card_header("PR 曲线（虚线：基线 π）"), ui.output_plot("pr_plot", height="330px"), class_="mb-2"),
-        ui.card(ui.card_header("校准曲线（下：每箱样本数）"), ui.output_plot("reliability_plot", height="330px"), class_="mb-2"),
+        ui.card(ui.card_header("ROC 曲线（红点：当前阈值）"), ui.output_plot("roc_plot", height="380px"), class_="mb-2"),
+        ui.card(ui.card_header("PR 曲线（虚线：基线 π）"), ui.output_plot("pr_plot", height="380px"), class_="mb-2"),
+        ui.card(ui.card_header("校准曲线（下：每箱样本数）"), ui.output_plot("reliability_plot", height="380px"), class_="mb-2"),
         col_widths=(4, 4, 4),
     )
     return ui.nav_panel(
@@ -114,7 +136,8 @@ def _sidebar_tab2() -> Tag:
             ui.input_slider("max_fpr", "FPR 上限", 0.0, 1.0, 0.1, step=0.01),
         ),
         width=300,
-        open="always",
+        open=SIDEBAR_OPEN,
+        max_height_mobile=MOBILE_CONTROLS_HEIGHT,
     )
 
 
@@ -141,8 +164,11 @@ def _tab2() -> Tag:
 app_ui = ui.page_navbar(
     _tab1(),
     _tab2(),
+    ui.nav_spacer(),
+    ui.nav_control(ui.tags.a("← 回到课程", href=BOOK_URL, id="book-link", class_="nav-link book-link")),
     title="二分类评价与超参数选择",
     id="tabs",
+    navbar_options=ui.navbar_options(collapsible=False),  # the tabs stay visible on a phone, no menu button
     header=ui.TagList(ui.head_content(ui.tags.link(rel="icon", type="image/svg+xml", href="favicon.svg")), ui.tags.style(CSS)),
     lang="zh-CN",
     window_title="二分类评价与超参数选择 · 交互演示",
@@ -153,14 +179,15 @@ def _confusion_card(r: Tab1Result) -> Tag:
     m = r.metrics
     cell = ui.tags.td
     table = ui.tags.table(
-        ui.tags.tr(ui.tags.th(""), ui.tags.th("预测为正"), ui.tags.th("预测为负")),
+        ui.tags.tr(ui.tags.th(""), ui.tags.th("预测", ui.tags.br(), "为正", class_="cm-row"),
+                   ui.tags.th("预测", ui.tags.br(), "为负", class_="cm-row")),
         ui.tags.tr(
-            ui.tags.th("真实为正"),
+            ui.tags.th("真实", ui.tags.br(), "为正", class_="cm-row"),  # two characters a line in a narrow card
             cell(ui.div("TP"), _value("cm-tp", str(m.tp)), class_="cell cm-tp"),
             cell(ui.div("FN"), _value("cm-fn", str(m.fn)), class_="cell cm-fn"),
         ),
         ui.tags.tr(
-            ui.tags.th("真实为负"),
+            ui.tags.th("真实", ui.tags.br(), "为负", class_="cm-row"),
             cell(ui.div("FP"), _value("cm-fp", str(m.fp)), class_="cell cm-fp"),
             cell(ui.div("TN"), _value("cm-tn", str(m.tn)), class_="cell cm-tn"),
         ),
@@ -283,7 +310,7 @@ def server(input, output, session):  # noqa: A002 - Shiny's signature
                 _confusion_card(r),
                 _metrics_card(r),
                 _summary_card(r),
-                ui.card(ui.card_header("两类得分分布与阈值"), ui.output_plot("score_plot", height="230px"), class_="mb-2"),
+                ui.card(ui.card_header("两类得分分布与阈值"), ui.output_plot("score_plot", height="300px"), class_="mb-2"),
                 col_widths=(3, 3, 3, 3),
             ),
         )

@@ -1,8 +1,9 @@
-"""A small demo course for ``make serve``: three students and an instructor in a throwaway data folder.
+"""A small demo course for ``make serve``: three students, an instructor and the book's five assignments in a
+throwaway data folder.
 
 ``python -m autograder.commands.demo_course --port 8060`` makes a new data folder under the system's temporary
 directory, imports the roster (s001-s003) and an instructor, writes a ``course.yml`` whose deadlines lie
-around today (one assignment open, one open with late work accepted, one in its late period), prints the
+around today (open ones, one with late work accepted, one in its late period, one under ``counts: last``), prints the
 access codes and runs ``autograder serve`` on it until Ctrl-C / SIGTERM, then removes the folder.
 Nothing of it is meant to be kept: a real class uses ``autograder roster`` and ``autograder serve`` (docs/service.md).
 """
@@ -36,6 +37,9 @@ def course_config(now: datetime) -> dict:
                         "feedback_before_deadline": "full", "counts": "last"},
         "ps3_pr_ap": {"deadline": day(-1), "late": {"penalty": 0.5, "until": day(5)}, "attempts_per_24h": 3,
                       "feedback_before_deadline": "score", "counts": "best"},
+        "ps4_calibration": {"deadline": day(14), "attempts_per_24h": 5, "feedback_before_deadline": "cases", "counts": "best"},
+        "ps5_testing": {"deadline": day(21), "late": {"penalty": 0.8, "until": day(24)}, "attempts_per_24h": 5,
+                        "feedback_before_deadline": "cases", "counts": "best"},
     }}
 
 

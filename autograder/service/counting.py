@@ -52,7 +52,7 @@ def effective_score(score: float, penalty: float) -> float:
 def counting_rows(con: sa.Connection, *, student: str | None = None, assignment: str | None = None,
                   graded_only: bool = False) -> list:
     """The counting submissions' rows (``id``, ``student_id``, ``assignment``, ``status``, ``score``, ``penalty``,
-    ``max_score``, ``fingerprint``, ``result_json``), of one student and/or assignment or of everyone.
+    ``max_score``, ``fingerprint``, ``result_json``, ``created_at``, ``late``), of one student and/or assignment or of everyone.
 
     A counting submission being graded again keeps counting with its last result until the new one is settled
     (``graded_only``: leave it out)."""
@@ -64,7 +64,7 @@ def counting_rows(con: sa.Connection, *, student: str | None = None, assignment:
     if assignment is not None:
         cond = cond & (C.c.assignment == assignment)
     return con.execute(sa.select(S.c.id, S.c.student_id, S.c.assignment, S.c.status, S.c.score, S.c.penalty,
-                                 S.c.max_score, S.c.fingerprint, S.c.result_json)
+                                 S.c.max_score, S.c.fingerprint, S.c.result_json, S.c.created_at, S.c.late)
                        .select_from(C.join(S, S.c.id == C.c.submission_id)).where(cond)).all()
 
 

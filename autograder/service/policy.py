@@ -25,6 +25,8 @@ from typing import Any
 
 import yaml
 
+from ..model import MAX_NOTEBOOK_BYTES
+
 FEEDBACK = ("full", "cases", "score")
 COUNTS = ("best", "last")
 DEFAULTS: dict[str, Any] = {"attempts_per_24h": 10, "feedback_before_deadline": "cases", "counts": "best"}
@@ -83,7 +85,7 @@ class CoursePolicy:
     """All assignments open for submission and the service's limits."""
 
     assignments: dict[str, AssignmentPolicy]
-    upload_limit_bytes: int = 5 << 20
+    upload_limit_bytes: int = MAX_NOTEBOOK_BYTES  # the one limit the notebooks and the book state
     login_max_failures: int = 20
     login_window_seconds: float = 900.0
 
@@ -154,9 +156,10 @@ def parse_policy(data: Any, known: list[str], where: str = "course.yml") -> Cour
     if not entries:
         raise PolicyError(f"{where}: assignments：至少列出一个作业（可用：{', '.join(known)}）")
     assignments = {str(n): _assignment(str(n), v, f"{where}: assignments.{n}") for n, v in entries.items()}
-    mib = data.get("upload_limit_mib", 5)
-    if isinstance(mib, bool) or not isinstance(mib, (int, float)) or not 0 < mib <= 20:
-        raise PolicyError(f"{where}: upload_limit_mib：应在 0 到 20 之间（MiB），而不是 {mib!r}")
+    top = MAX_NOTEBOOK_BYTES >> 20
+    mib = data.get("upload_limit_mib", top)
+    if isinstance(mib, bool) or not isinstance(mib, (int, float)) or not 0 < mib <= top:
+        raise PolicyError(f"{where}: upload_limit_mib：应在 0 到 {top} 之间（MiB），而不是 {mib!r}")
     login = _keys(data.get("login_failures") or {}, {"max", "window_minutes"}, f"{where}: login_failures")
     max_failures = _int(login.get("max", 20), f"{where}: login_failures.max", 1, 10000)
     window = _int(login.get("window_minutes", 15), f"{where}: login_failures.window_minutes", 1, 10080)

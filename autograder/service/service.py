@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone, tzinfo
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any, Callable
 
@@ -24,6 +24,7 @@ from .database import Database
 from .errors import Invalid
 from .policy import CoursePolicy
 from .submissions import Submissions
+from .times import course_zone
 from .uploads import NotebookRules
 
 
@@ -51,16 +52,13 @@ class Service:
         return self.clock()
 
     def course_tz(self) -> tzinfo:
-        """The time zone of the course: that of the first deadline (UTC without deadlines)."""
-        for p in self.policy.assignments.values():
-            if p.deadline is not None:
-                return p.deadline.tzinfo
-        return timezone.utc
+        """The course's one time zone, of every page, form and ``grades.csv`` (:func:`.times.course_zone`)."""
+        return course_zone(self.policy)
 
     # ---- an instructor's exceptions for one student
 
     def extend_deadline(self, student: str, assignment: str, local_time: str, by: str) -> None:
-        """Give ``student`` the later deadline ``local_time`` (``YYYY-MM-DDTHH:MM`` in the deadline's time zone)."""
+        """Give ``student`` the later deadline ``local_time`` (``YYYY-MM-DDTHH:MM`` in the course's time zone)."""
         self.accounts.student(student)
         policy = self.policy.assignments[self.submissions.known(assignment)]
         if policy.deadline is None:
@@ -69,7 +67,7 @@ class Service:
             naive = datetime.strptime(local_time.strip()[:16], "%Y-%m-%dT%H:%M")
         except ValueError:
             raise Invalid("新的截止时间格式应为 YYYY-MM-DDTHH:MM") from None
-        overrides.extend_deadline(self.db, policy, student, naive.replace(tzinfo=policy.deadline.tzinfo), by)
+        overrides.extend_deadline(self.db, policy, student, naive.replace(tzinfo=self.course_tz()), by)
 
     def add_attempts(self, student: str, assignment: str, extra: str, by: str) -> int:
         """Grant ``student`` ``extra`` (a form's text) more attempts per 24 hours at ``assignment``."""

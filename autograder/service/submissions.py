@@ -18,12 +18,10 @@ Every rule lives here once and is used by the API and by the pages alike:
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 from typing import Any, Callable
 
@@ -32,12 +30,13 @@ import sqlalchemy as sa
 from ..check import all_assignments
 from ..model import SubmissionResult
 from ..store.report import FEEDBACK_POLICIES
-from . import overrides
+from . import grade_sheet, overrides
 from .codes import Account
 from .counting import counting_rows, effective_score, with_penalty
 from .database import ACCOUNTS, SUBMISSIONS, Database
 from .errors import Forbidden, NotFound, NotReady, TooMany
 from .policy import DAY, AssignmentPolicy, CoursePolicy, retry_after
+from .times import course_zone, stamp
 from .uploads import NotebookRules, check_filename, check_notebook, store_file
 
 NOT_FOUND = "没有这份提交"
@@ -283,8 +282,7 @@ class Submissions:
             attempts_text = f"24 小时内的 {policy.attempts_per_24h} 次已用完，{wait_text(w.wait)}后恢复 1 次"
         refusal = None
         if w.closed:
-            end = policy.last_moment()
-            refusal = f"本作业已于 {end:%Y-%m-%d %H:%M}（{end:%z}）截止，不再接受提交。"
+            refusal = f"本作业已于 {stamp(policy.last_moment(), course_zone(self.course))}截止，不再接受提交。"
         elif not w.left:
             refusal = f"你在 24 小时内的 {policy.attempts_per_24h} 次评分已用完，{wait_text(w.wait)}后可以再提交 1 次。"
         rules = self.rules[assignment]
@@ -293,7 +291,7 @@ class Submissions:
         return {
             "name": assignment, "title": self.title(assignment), "policy": policy,
             "notebook": all_assignments()[assignment].notebook, "extended": w.extended,
-            "late_text": late_text(policy), "attempts_left": w.left, "attempts_text": attempts_text, "refusal": refusal,
+            "late_text": late_text(policy, course_zone(self.course)), "attempts_left": w.left, "attempts_text": attempts_text, "refusal": refusal,
             "late_now": w.lateness == "late",
             "feedback_text": f"{FEEDBACK_POLICIES[feedback]}；{'截止' if policy.late_penalty is None else '迟交期结束'}后显示全部",
             "counts_text": COUNTS_TEXT[policy.counts][0], "counts_short": COUNTS_TEXT[policy.counts][1],
@@ -325,16 +323,20 @@ class Submissions:
         return out
 
     def grades_csv(self) -> str:
-        """``grades.csv``: one row per student and assignment with a counting attempt (its score with the penalty)."""
+        """``grades.csv`` (:mod:`.grade_sheet`): every enrolled student at every open assignment, the counting
+        attempt's score with the penalty (empty without one), when it arrived in the course's zone, late, penalty."""
         with self.db.read() as con:
             rows = counting_rows(con)
-        out = io.StringIO()
-        w = csv.writer(out, lineterminator="\n")
-        w.writerow(["student_id", "assignment", "score", "max_score"])
-        for r in sorted(rows, key=lambda r: (r.student_id, r.assignment)):
+            students = con.execute(sa.select(ACCOUNTS.c.login, ACCOUNTS.c.name).where(ACCOUNTS.c.role == "student")
+                                   .order_by(ACCOUNTS.c.login)).all()
+        counted = {}
+        for r in rows:
             s = scores(r, counting=True)
-            w.writerow([r.student_id, r.assignment, f"{s.score:g}", f"{s.max_score:g}"])
-        return out.getvalue()
+            counted[(r.student_id, r.assignment)] = grade_sheet.Counted(s.score, s.raw_score, s.max_score, r.created_at,
+                                                                        bool(r.late), r.penalty)
+        known = all_assignments()
+        tops = {a: (known[a].max_score() if a in known else None) for a in self.course.assignments}
+        return grade_sheet.write([(s.login, s.name or "") for s in students], tops, counted, course_zone(self.course))
 
 
 def wait_text(seconds: float) -> str:
@@ -343,10 +345,10 @@ def wait_text(seconds: float) -> str:
     return f"约 {minutes // 60} 小时 {minutes % 60} 分钟" if minutes >= 60 else f"约 {minutes} 分钟"
 
 
-def late_text(p: AssignmentPolicy) -> str:
+def late_text(p: AssignmentPolicy, tz: tzinfo) -> str:
+    """What happens after the deadline, the late cut-off in the course's zone ``tz``."""
     if p.deadline is None:
         return "无截止时间，随时可以提交"
     if p.late_penalty is None:
         return "截止后不再接受提交"
-    until = p.late_until.strftime("%Y-%m-%d %H:%M") + f"（{p.late_until.strftime('%z')[:3]}:{p.late_until.strftime('%z')[3:]}）"
-    return f"截止后到 {until} 仍可提交，得分乘以 {p.late_penalty:g}"
+    return f"截止后到 {stamp(p.late_until, tz)}仍可提交，得分乘以 {p.late_penalty:g}"

@@ -37,11 +37,11 @@ class GradeRow:
     def cells(self) -> list[str]:
         late = "" if self.late is None else ("yes" if self.late else "no")
         when = self.submitted_at.strftime("%Y-%m-%d %H:%M:%S") if self.submitted_at else ""
-        return [self.student, _text(self.display_name), self.assignment, f"{self.score:g}", f"{self.max_score:g}", when,
-                self.time_source, late, _text(self.file)]
+        return [self.student, spreadsheet_text(self.display_name), self.assignment, f"{self.score:g}", f"{self.max_score:g}", when,
+                self.time_source, late, spreadsheet_text(self.file)]
 
 
-def _text(value: str) -> str:
+def spreadsheet_text(value: str) -> str:
     """A cell a spreadsheet shows as text, never evaluates."""
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 

@@ -202,6 +202,49 @@ def test_demo_has_a_favicon_and_no_request_fails(app_url):
             browser.close()
 
 
+@pytest.mark.parametrize("width, height", [(375, 812), (1280, 800)])
+def test_controls_stay_by_the_outputs_and_the_book_is_one_click_away(app_url, width, height):
+    """On a phone the controls come first and stay in view while the plots scroll under them; the tabs need no
+    menu; a link leads back to the book; the plots are drawn at sizes whose legends ``test_plots`` checks."""
+    from playwright.sync_api import sync_playwright
+
+    from coursebook.deployment import load_settings
+
+    from .test_plots import SIZES
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        try:
+            pg = browser.new_page(viewport={"width": width, "height": height}, locale="zh-CN")
+            pg.set_default_timeout(30_000)
+            pg.goto(app_url)
+            _wait_state(pg, "t1-state", status="ok", pi="0.50", threshold="0.50")
+            link = pg.locator("#book-link")
+            assert link.is_visible() and link.get_attribute("href") == load_settings().site_url
+            assert pg.get_by_role("tab", name="训练集、验证集与测试集").is_visible()  # no menu button to open first
+            assert not pg.locator(".navbar-toggler").is_visible()
+            _shot(pg, f"demo-tab1-{width}.png")
+            for name, sizes in SIZES.items():
+                w, h = pg.evaluate(f"[document.getElementById('{name}').clientWidth, document.getElementById('{name}').clientHeight]")
+                (w0, h0), (w1, h1) = sizes
+                assert w0 <= w <= w1 and h0 <= h <= h1, f"{name} is drawn at {w}x{h}, outside the sizes test_plots checks"
+            if width < 576:
+                controls = pg.locator(".bslib-sidebar-layout > .sidebar").first
+                first = controls.bounding_box()
+                assert first["y"] < pg.locator("#roc_plot").bounding_box()["y"]  # the controls come first
+                for plot in ("roc_plot", "reliability_plot"):  # scrolled to a plot: τ is still on screen, above it
+                    pg.locator(f"#{plot}").scroll_into_view_if_needed()
+                    pg.wait_for_timeout(200)
+                    slider = pg.locator(".shiny-input-container:has(#threshold) .irs-handle").bounding_box()
+                    assert 0 <= slider["y"] and slider["y"] + slider["height"] <= height * 0.45, (plot, slider)
+                    assert controls.bounding_box()["height"] <= height * 0.45
+                tau = _set_slider(pg, "threshold", 0.3)  # moved with the plot in view
+                _wait_state(pg, "t1-state", status="ok", threshold=f"{tau:.2f}")
+                pg.screenshot(path=str(SHOTS / "demo-tab1-375-scrolled.png"))
+        finally:
+            browser.close()
+
+
 def test_tab1_numbers_follow_the_reference_and_auc_ignores_pi(page):
     pg = page
     _wait_state(pg, "t1-state", status="ok", pi="0.50", threshold="0.50")

@@ -24,7 +24,7 @@ PAST = "2020-01-01T00:00:00+08:00"
 @pytest.fixture(scope="session")
 def course(tmp_path_factory):
     data = tmp_path_factory.mktemp("service") / "data"
-    config = {"login_failures": {"max": 5, "window_minutes": 15}, "assignments": {
+    config = {"login_failures": {"max": 5, "window_minutes": 15}, "upload_limit_mib": 5, "assignments": {
         "ps1_threshold_metrics": {"deadline": FAR, "attempts_per_24h": 3, "feedback_before_deadline": "cases", "counts": "best"},
         "ps2_roc_auc": {"deadline": PAST, "late": {"penalty": 0.5, "until": FAR}, "feedback_before_deadline": "score",
                         "counts": "last"},

@@ -1,7 +1,9 @@
 """The pages of a real ``autograder serve`` in Debian's chromium (Playwright): students and instructors,
 at desktop width and at 375 px, with an axe-core audit of every page.
 
-Every page visited is screenshotted into ``artifacts/pages/``.  Each flow fails on a console error, a page
+Every page visited is screenshotted into ``artifacts/pages/``.  Every time on a page is in the course's zone
+(+08:00 here, the deadlines'), whatever the device's zone; the upload limit a page states is the one the server
+enforces; feedback reads on a phone (a summary first, cases folded by function, earlier attempts folded).  Each flow fails on a console error, a page
 error, a failed request or an HTTP error answer other than the ones the flow expects (a wrong code's 401,
 another student's submission's 404, the server's refusal of an upload past the attempt limit).
 """
@@ -17,6 +19,8 @@ from pathlib import Path
 import make_corpus
 import pytest
 
+from autograder.model import MAX_NOTEBOOK_BYTES
+
 from .server import REPO, Server, make_course, notebook_bytes, submit, wait_done
 
 pytestmark = pytest.mark.slow
@@ -24,7 +28,11 @@ pytestmark = pytest.mark.slow
 A1, A2, A3 = "ps1_threshold_metrics", "ps2_roc_auc", "ps3_pr_ap"
 FAR = "2099-01-01T00:00:00+08:00"
 PAST = "2020-01-01T00:00:00+08:00"
-STUDENTS = [f"s{i:03d}" for i in range(1, 9)]
+STUDENTS = [f"s{i:03d}" for i in range(1, 11)]
+COURSE_ZONE = "UTC+08:00"  # the zone of the deadlines of course.yml below
+PHONE_HEIGHT_BOUND = 2600  # CSS px: the assignment page after a correct and a wrong attempt, at 375 px (was 17,600)
+DESKTOP_HEIGHT_BOUND = 2200  # the same at 1280 px
+DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2} \d{2}:\d{2})(?:（(UTC[+-]\d{2}:\d{2})）)?")
 SHOTS = REPO / "artifacts" / "pages"
 AXE = REPO / "tests" / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
 CHROMIUM = "/usr/bin/chromium"
@@ -79,8 +87,14 @@ class Tab:
         self.expected: list[tuple[int, str]] = []
         self.page.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        self.page.on("requestfailed", lambda r: self.problems.append(f"request failed: {r.url} {r.failure}"))
+        self.page.on("requestfailed", self._failed)
         self.page.on("response", self._response)
+
+    def _failed(self, r) -> None:
+        # the icon (fetched after a page has loaded) or a live region's poll, cancelled by a click that leaves the page
+        if r.failure == "net::ERR_ABORTED" and (r.url.endswith("/static/favicon.svg") or r.url.split("?")[0].endswith("/live")):
+            return
+        self.problems.append(f"request failed: {r.url} {r.failure}")
 
     def _response(self, r) -> None:
         if r.status < 400:
@@ -101,11 +115,10 @@ class Tab:
         self.page.screenshot(path=str(SHOTS / f"{name}-{self.width}.png"), full_page=True)
 
     def clean(self) -> list[str]:
-        """The problems seen, without the console lines of the expected error answers, nor a live region's poll
-        cancelled by leaving the page while it was under way (the dashboard polls every 3 s)."""
+        """The problems seen, without the console lines of the expected error answers (a live region's poll cut by
+        leaving the page is never recorded: :meth:`_failed`)."""
         return [p for p in self.problems if not re.fullmatch(r"console error: Failed to load resource: the server responded "
-                                                            r"with a status of (401|403|404|429) \(.*\)", p)
-                and not re.fullmatch(r"request failed: \S+/live net::ERR_ABORTED", p)]
+                                                            r"with a status of (400|401|403|404|413|429) \(.*\)", p)]
 
     def close(self) -> None:
         self.ctx.close()
@@ -152,8 +165,11 @@ def latest_attempt(tab: Tab):
 
 
 def wait_graded(tab: Tab, timeout: float = 120_000) -> None:
+    """Until the latest attempt is graded (or failed) and the page has stopped polling: the attempt that counts
+    is recorded a moment after the grade, and the page shows it by itself."""
     tab.page.wait_for_function("() => { const a = document.querySelector('#live li.attempt');"
-                               " return a && ['graded', 'failed'].includes(a.dataset.status); }", timeout=timeout)
+                               " return a && ['graded', 'failed'].includes(a.dataset.status)"
+                               " && document.getElementById('live').dataset.pending === '0'; }", timeout=timeout)
 
 
 # ---- students
@@ -172,8 +188,10 @@ def test_student_submits_and_sees_feedback_without_reloading(site, browser, widt
     login(tab, base, who, code)
     assert page.url == f"{base}/" and page.locator("h1").inner_text() == "我的作业"
     card = page.locator(f"#assignment-{A1}")
-    # the deadline 2099-01-01 00:00 +08:00 in the reader's own time zone (New York: the day before, 11:00)
-    assert "2098-12-31 11:00（GMT-5）" in card.inner_text() and "还剩" in card.inner_text()
+    # the deadline 2099-01-01 00:00 +08:00 in the course's zone, not the device's (New York), which the page names
+    assert "2099-01-01 00:00（UTC+08:00）" in card.inner_text() and "还剩" in card.inner_text()
+    note = page.locator(".tz-note").inner_text()
+    assert "UTC+08:00" in note and "你的设备在 UTC-05:00" in note
     assert "24 小时内还可提交 3 次" in card.inner_text()
     assert "已截止" in page.locator(f"#assignment-{A3}").inner_text()
     tab.shot("course")
@@ -204,7 +222,9 @@ def test_student_submits_and_sees_feedback_without_reloading(site, browser, widt
     wait_graded(tab)
     first = latest_attempt(tab)
     assert "54 / 54" in first.inner_text() and "计入成绩" in first.inner_text()
-    assert "全部用例通过" in first.locator("details.feedback").inner_text()
+    assert "全部用例通过" in first.locator(".fb-summary").inner_text()
+    # the "received, queued" message went when the attempt was graded
+    page.wait_for_function("() => !document.getElementById('upload-message').textContent.includes('排队')", timeout=5000)
     assert page.evaluate("window.notReloaded") is True
     tab.shot("assignment-graded")
 
@@ -213,9 +233,20 @@ def test_student_submits_and_sees_feedback_without_reloading(site, browser, widt
     page.wait_for_function("() => document.querySelectorAll('#live li.attempt').length === 2")
     wait_graded(tab)
     second = latest_attempt(tab)
-    text = second.locator("details.feedback").inner_text()
-    failed = re.search(r"未通过的用例（(\d+) 个）", text)
-    assert failed and int(failed.group(1)) > 0 and "参考实现的结果" not in text and "edge." in text
+    summary = second.locator(".feedback > :first-child")  # a summary first: the score and what to fix
+    assert "fb-summary" in summary.get_attribute("class")
+    passed = re.search(r"得分 (\d+) / 54：(\d+) / (\d+) 个用例通过", summary.inner_text())
+    assert passed and int(passed.group(1)) < 54 and int(passed.group(2)) < int(passed.group(3))
+    assert "要改的地方" in summary.inner_text() and "binary_metrics" in summary.inner_text()
+    folds = second.locator("details.fb-function")  # the failed cases, folded by function
+    assert folds.count() >= 1 and not any(d.evaluate("d => d.open") for d in folds.all())
+    page.wait_for_function("() => !document.getElementById('upload-message').textContent.includes('排队')", timeout=5000)
+    assert page.locator("#live li.attempt.older details[open]").count() == 0  # the earlier attempt is one folded line
+    height = page.evaluate("document.documentElement.scrollHeight")
+    assert height <= PHONE_HEIGHT_BOUND if width == "phone" else height <= DESKTOP_HEIGHT_BOUND, height
+    folds.first.locator("summary").click()
+    text = folds.first.inner_text()
+    assert "参考实现的结果" not in text and "edge." in text
     assert "计入成绩" not in second.inner_text()  # the best attempt (the first) still counts
     assert "计入成绩" in page.locator("#live li.attempt").nth(1).inner_text()
     assert "第 1 次提交" in page.locator(".summary-line").inner_text()
@@ -241,7 +272,9 @@ def test_student_submits_and_sees_feedback_without_reloading(site, browser, widt
     assert "已用完" in page.locator("#closed").inner_text() and page.locator("#upload").count() == 0
 
     # one attempt's own page; another student's submission answers 404 like a made-up id, pages and fragments
-    page.locator("#live li.attempt").last.locator("a", has_text="单独页面").click()
+    oldest = page.locator("#live li.attempt").last
+    oldest.locator("summary").first.click()
+    oldest.locator("a", has_text="单独页面").click()
     page.wait_for_load_state("load")
     assert "第 1 次提交" in page.locator("h1").inner_text() and "54 / 54" in page.locator("#live").inner_text()
     tab.shot("submission")
@@ -315,7 +348,7 @@ def test_instructor_dashboard_regrade_extend_and_grades(site, browser, width, st
     page.click(f"#students a[href$='instructor/students/{students[0]}']")
     page.wait_for_load_state("load")
     section = page.locator(f"#section-{A2}")
-    assert "69 / 69" in section.inner_text() and "全部用例通过" in section.locator("details.feedback").first.inner_text()
+    assert "69 / 69" in section.inner_text() and "全部用例通过" in section.locator(".fb-summary").first.inner_text()
     section.locator("button", has_text="重新评分这次提交").first.click()
     page.wait_for_load_state("load")
     assert "已放回队列" in page.locator(".notice").inner_text()
@@ -325,11 +358,13 @@ def test_instructor_dashboard_regrade_extend_and_grades(site, browser, width, st
     # extend the closed assignment's deadline for this student, grant two more attempts
     tools = page.locator(f"#section-{A3} details.tools")
     tools.locator("summary").click()
+    assert "课程时区 UTC+08:00" in tools.locator("label[for^=deadline]").inner_text()
     tools.locator("input[name=deadline]").fill("2099-02-01T12:00")
     tools.locator("button", has_text="延期").click()
     page.wait_for_load_state("load")
     assert "已为该生延期" in page.locator(".notice").inner_text()
     assert "已为该生延期" in page.locator(f"#section-{A3}").inner_text()
+    assert "2099-02-01 12:00（UTC+08:00）" in page.locator(f"#section-{A3}").inner_text()  # read as written, in the course's zone
     tools = page.locator(f"#section-{A1} details.tools")
     tools.locator("summary").click()
     tools.locator("input[name=extra]").fill("2")
@@ -347,13 +382,16 @@ def test_instructor_dashboard_regrade_extend_and_grades(site, browser, width, st
     assert student.clean() == [], student.clean()
     student.close()
 
-    # grades.csv holds the counting attempts
+    # grades.csv holds the counting attempts, with names and times, and a row for everyone enrolled
     page.goto(f"{base}/instructor/")
     with page.expect_download() as download:
         page.click("a[href$='api/v1/grades.csv']")
     rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
-    mine = {(r["student_id"], r["assignment"]): float(r["score"]) for r in rows}
-    assert mine[(students[0], A2)] == 69 and mine[(students[1], A2)] == 0 and (students[0], A3) in mine
+    mine = {(r["student_id"], r["assignment"]): r for r in rows}
+    assert float(mine[(students[0], A2)]["score"]) == 69 and float(mine[(students[1], A2)]["score"]) == 0
+    assert mine[(students[0], A3)]["score"] and mine[(students[0], A2)]["student_name"] == f"学生 {students[0]}"
+    assert DATETIME.match(mine[(students[0], A2)]["submitted_at"]) and mine[(students[0], A2)]["time_zone"] == COURSE_ZONE
+    assert len(rows) == len(STUDENTS) * 3 and mine[("s010", A3)]["score"] == ""  # s010 never submits A3
     assert tab.clean() == [], tab.clean()
     tab.close()
 
@@ -376,9 +414,20 @@ def test_roster_import_codes_once_and_reset(site, browser):
     newcomer = Tab(browser, "phone")
     login(newcomer, base, "n100", rows[0]["code"])
     assert newcomer.page.locator("h1").inner_text() == "我的作业"
-    # a new code for n100: shown once; the old code and its session stop working
+    # "换发" asks first: cancelled, nothing changes (the newcomer's session still works)
+    asked: list[str] = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+    page.locator("#roster-table tr", has_text="n100").locator("button").click()
+    page.wait_for_timeout(500)
+    assert asked and "n100" in asked[0] and "立即失效" in asked[0] and page.url.endswith("/instructor/roster")
+    newcomer.page.goto(f"{base}/")
+    assert newcomer.page.locator("h1").inner_text() == "我的作业"
+    tab.shot("roster-reset-asked")
+    # confirmed: a new code for n100, shown once; the old code and its session stop working
+    page.once("dialog", lambda d: d.accept())
     page.locator("#roster-table tr", has_text="n100").locator("button").click()
     page.wait_for_load_state("load")
+    page.wait_for_selector("#new-code")
     code = page.locator("#new-code").inner_text()
     assert code != rows[0]["code"] and len(code) == 35
     tab.shot("code")
@@ -418,7 +467,7 @@ def test_every_page_passes_axe_at_both_widths(site, browser, width):
     tabs: dict[str, Tab] = {}
     for name, (who, path) in _pages(site).items():
         if who not in tabs:
-            tabs[who] = Tab(browser, width)
+            tabs[who] = Tab(browser, width, timezone_id="America/New_York")  # a device in another zone than the course
             if who:
                 login(tabs[who], site["base"], "王老师" if who == "instructor" else who, site["codes"][who])
         tab = tabs[who]
@@ -426,6 +475,7 @@ def test_every_page_passes_axe_at_both_widths(site, browser, width):
             tab.expect_error(404, "page")
         tab.page.goto(site["base"] + path)
         tab.page.wait_for_load_state("load")
+        tab.shot(f"audit-{name}")  # as a reader first sees it (unfolded, a full feedback page is tens of screens long)
         for details in tab.page.locator("details").all():  # audit what is folded too
             details.evaluate("d => d.open = true")
         wide = tab.page.evaluate("""() => [...document.querySelectorAll('body *')]
@@ -433,7 +483,7 @@ def test_every_page_passes_axe_at_both_widths(site, browser, width):
             .map(el => `${el.tagName}.${el.className}: ${el.textContent.slice(0, 40)}`).slice(0, 5)""")
         overflow = tab.page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert not wide and overflow <= 0, f"{name}: {overflow}px wider than the {width} screen: {wide}"
-        tab.shot(f"audit-{name}")
+        found += _one_zone(tab, name) + _narrow_cells(tab, name)
         tab.page.evaluate(AXE_SOURCE)  # evaluated by the debugger, not as a script tag (the strict CSP would block that)
         result = tab.page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
         for v in result["violations"]:
@@ -443,6 +493,88 @@ def test_every_page_passes_axe_at_both_widths(site, browser, width):
         found += [f"{who}: {p}" for p in tab.clean()]
         tab.close()
     assert not found, "\n".join(found)
+
+
+def _one_zone(tab: Tab, name: str) -> list[str]:
+    """Every date and time on the page is written with the course's zone, and a page with times says which zone."""
+    text = tab.page.locator("main").inner_text()
+    times = DATETIME.findall(text)
+    out = [f"{name}: {t} is not in {COURSE_ZONE} but in {zone or 'no zone'}" for t, zone in times if zone != COURSE_ZONE]
+    if times:
+        note = tab.page.locator(".tz-note")
+        if note.count() != 1 or COURSE_ZONE not in note.inner_text() or "你的设备在 UTC-05:00" not in note.inner_text():
+            out.append(f"{name}: times without one note naming the course's zone and the device's")
+    return out
+
+
+def _narrow_cells(tab: Tab, name: str) -> list[str]:
+    """Table cells whose content box is narrower than two characters (text wrapping a character per line)."""
+    narrow = tab.page.evaluate("""() => [...document.querySelectorAll('main th, main td')].filter(c => c.getClientRects().length)
+        .filter(c => !c.closest('thead') || c.closest('thead').getBoundingClientRect().width > 1)  // not a header kept for screen readers only
+        .map(c => { const s = getComputedStyle(c);
+                    return [c.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight), 2 * parseFloat(s.fontSize),
+                            c.textContent.trim().slice(0, 30)]; })
+        .filter(([w, two]) => w < two)""")
+    return [f"{name}: a table cell {w:.0f} px wide (< {two:.0f}): {text}" for w, two, text in narrow]
+
+
+@pytest.mark.parametrize("width, who", [("desktop", "s009"), ("phone", "s010")])
+def test_counts_last_warns_before_the_upload_and_on_the_lower_result(site, browser, width, who):
+    """Under ``counts: last`` a lower score replaces a better one: the page says so before and after."""
+    tab = Tab(browser, width)
+    page = tab.page
+    login(tab, site["base"], who, site["codes"][who])
+    page.goto(f"{site['base']}/assignments/{A2}")
+    assert "最后一次" in page.locator("#counts-warning").inner_text()
+    pick(tab, "roc_auc.ipynb", OTHER)
+    wait_graded(tab)
+    assert "69 / 69" in latest_attempt(tab).inner_text() and page.locator(".last-counts").count() == 0
+    warning = page.locator("#counts-warning").inner_text()
+    assert "69 分" in warning and "取代" in warning  # before the next upload: what it would replace
+    pick(tab, "roc_auc.ipynb", UNTOUCHED2)
+    page.wait_for_function("() => document.querySelectorAll('#live li.attempt').length === 2")
+    wait_graded(tab)
+    note = latest_attempt(tab).locator(".last-counts").inner_text()
+    assert "低于第 1 次提交的 69 分" in note and "计入成绩的是这次的 0 分" in note
+    assert "0 / 69" in page.locator(".summary-line").inner_text()
+    tab.shot("assignment-counts-last")
+    assert tab.clean() == [], tab.clean()
+    tab.close()
+
+
+def test_the_limit_stated_is_the_limit_enforced_and_the_favicon_answers(site, browser):
+    tab = Tab(browser, "phone")
+    page = tab.page
+    login(tab, site["base"], "s009", site["codes"]["s009"])
+    page.goto(f"{site['base']}/assignments/{A1}")
+    stated = re.fullmatch(r"不超过 (\d+(?:\.\d+)?) MiB", page.locator("#upload-limit").inner_text())
+    assert stated, page.locator("#upload-limit").inner_text()
+    limit = int(float(stated.group(1)) * (1 << 20))
+    assert limit == MAX_NOTEBOOK_BYTES  # the default: the grader's limit, which the notebooks and the book state
+    # the browser refuses one byte more, naming the same number; so does the server, and not one byte less
+    pick(tab, "big.ipynb", b" " * (limit + 1))
+    page.wait_for_function("() => document.getElementById('upload-message').textContent.includes('超过上限')")
+    assert f"超过上限 {stated.group(1)} MiB" in page.locator("#upload-message").inner_text()
+    tab.expected += [(413, "/submissions"), (400, "/submissions")]
+    answers = page.evaluate("""async (sizes) => {
+        const out = [];
+        for (const n of sizes) {
+            const form = new FormData(); form.append('csrf_token', document.querySelector('[name=csrf_token]').value);
+            const bytes = new Uint8Array(n).fill(32); bytes[0] = 123;  // "{" and spaces: not JSON
+            form.append('notebook', new File([bytes], 'threshold_metrics.ipynb'));
+            const r = await fetch(document.getElementById('upload').action, {method: 'POST', body: form});
+            out.push([r.status, (await r.json()).error]);
+        }
+        return out;
+    }""", [limit + 1, limit])
+    assert answers[0][0] == 413 and f"最大 {stated.group(1)} MiB" in answers[0][1], answers[0]
+    assert answers[1][0] == 400 and "JSON" in answers[1][1], answers[1]  # the size passed; the content did not
+    icon = page.request.get(f"{site['base']}/favicon.ico")
+    assert icon.status == 200 and icon.headers["content-type"].startswith("image/svg+xml") and b"<svg" in icon.body()
+    linked = page.evaluate("document.querySelector('link[rel=icon]').href")
+    assert page.request.get(linked).status == 200
+    assert tab.clean() == [], tab.clean()
+    tab.close()
 
 
 def test_wrong_codes_are_rate_limited_with_a_clear_message(site, browser):

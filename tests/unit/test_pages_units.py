@@ -3,22 +3,28 @@ attempts), regrades and their progress, the dashboard's figures, times and relat
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
 import time
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 import sqlalchemy as sa
 
 from autograder.model import CaseRecord, CaseResult, CellScore, SubmissionResult
-from autograder.service import dashboard, overrides, regrade
+from autograder.service import dashboard, overrides, regrade, submissions
 from autograder.service.database import COUNTING, SUBMISSIONS
 from autograder.service.overrides import OverrideError
 from autograder.service.web.render import duration_text, root_of, when
 from autograder.service.policy import parse_policy
+from autograder.service.times import course_zone, stamp
 
 CHINA = timezone(timedelta(hours=8))
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _policy(**entry):
@@ -124,7 +130,7 @@ def test_times_and_relative_links():
     assert duration_text(-1) == "已截止" and duration_text(30) == "还剩不到 1 分钟"
     assert duration_text(3 * 86400 + 5 * 3600 + 60) == "还剩 3 天 5 小时" and duration_text(2 * 3600 + 600) == "还剩 2 小时 10 分钟"
     html = str(when(datetime(2026, 12, 20, 15, 59, tzinfo=timezone.utc), CHINA))
-    assert html == '<time datetime="2026-12-20T15:59:00+00:00" data-local>2026-12-20 23:59（UTC+08:00）</time>'
+    assert html == '<time datetime="2026-12-20T15:59:00+00:00">2026-12-20 23:59（UTC+08:00）</time>'
     assert "<" not in str(when(None))
 
     def request(path):
@@ -132,3 +138,91 @@ def test_times_and_relative_links():
 
     assert [root_of(request(p)) for p in ("/", "/login", "/instructor/", "/assignments/a/live", "/instructor/students/s1")] == \
         ["./", "./", "../", "../../", "../../"]
+
+
+# ---- one time zone, one upload limit, grades.csv
+
+
+def test_the_course_zone_is_that_of_the_deadlines_and_every_time_is_written_in_it():
+    policy = parse_policy({"assignments": {"a": {}, "b": {"deadline": "2026-12-05T15:59:00Z",
+                                                          "late": {"penalty": 0.5, "until": "2026-12-12T23:59:00+08:00"}}}},
+                          ["a", "b"])
+    tz = course_zone(policy)
+    assert tz.utcoffset(None) == timedelta(0)  # the first deadline's zone, although the late cut-off is in +08:00
+    p = policy.assignments["b"]
+    text = submissions.late_text(p, tz)
+    assert text == "截止后到 2026-12-12 15:59（UTC+00:00）仍可提交，得分乘以 0.5"  # the cut-off moved into the course's zone
+    assert stamp(p.deadline, CHINA) == "2026-12-05 23:59（UTC+08:00）"
+    assert course_zone(parse_policy({"assignments": {"a": {}}}, ["a"])) is timezone.utc
+
+
+def test_the_upload_limit_is_the_one_the_notebooks_and_the_book_state():
+    """One setting: the service's default is the grader's limit, and every text for students states that number."""
+    from autograder.model import MAX_NOTEBOOK_BYTES
+
+    mib = MAX_NOTEBOOK_BYTES >> 20
+    assert parse_policy({"assignments": {"a": {}}}, ["a"]).upload_limit_bytes == MAX_NOTEBOOK_BYTES
+    with pytest.raises(ValueError, match=f"0 到 {mib} 之间"):
+        parse_policy({"assignments": {"a": {}}, "upload_limit_mib": mib + 1}, ["a"])
+    texts = {p: p.read_text(encoding="utf-8") for p in [*sorted((REPO / "exercises").glob("ps*/*.ipynb")),
+                                                         REPO / "book" / "assignments" / "index.md"]}
+    assert len(texts) == 6
+    for path, text in texts.items():
+        stated = re.findall(r"不超过 (\d+(?:\.\d+)?) MiB", text)
+        assert stated == [str(mib)], (path, stated)
+
+
+def _account(db, login, name):
+    from autograder.service.database import ACCOUNTS
+
+    with db.write() as con:
+        con.execute(sa.insert(ACCOUNTS).values(role="student", login=login, name=name, email="", code_id=f"id{login}",
+                                               code_hash="x", created_at=0.0))
+
+
+def test_grades_csv_has_names_times_late_penalty_and_a_row_for_everyone(db, tmp_path):
+    from autograder.check import all_assignments
+    from autograder.store.grades import COLUMNS as BATCH
+
+    names = ["ps1_threshold_metrics", "ps2_roc_auc"]
+    policy = parse_policy({"assignments": {n: {"deadline": "2099-01-01T00:00:00+08:00"} for n in names}}, names)
+    sheet = submissions.Submissions(db, policy, tmp_path, {}, {}, time.time, lambda: None)  # grades_csv reads db and policy
+    _account(db, "s1", "张三")
+    _account(db, "s2", "=李四")  # a name a spreadsheet would evaluate
+    _account(db, "s3", "王五")  # never submitted
+    t = datetime(2026, 12, 5, 15, 0, tzinfo=timezone.utc).timestamp()
+    with db.write() as con:
+        for sid, student, assignment, score, late, penalty, created in [
+                ("a", "s1", names[0], 40, False, 1.0, t), ("b", "s1", names[1], 60, True, 0.5, t + 3600),
+                ("c", "s2", names[0], 54, False, 1.0, t + 60)]:
+            con.execute(sa.insert(SUBMISSIONS).values(
+                id=sid, student_id=student, assignment=assignment, status="graded", created_at=created, filename="x.ipynb",
+                path="p", sha256="0" * 64, size=1, late=late, penalty=penalty, tries=1, settled=True, score=score,
+                max_score=69 if assignment == names[1] else 54, graded_at=created + 5))
+            con.execute(sa.insert(COUNTING).values(student_id=student, assignment=assignment, submission_id=sid,
+                                                   updated_at=created))
+    rows = list(csv.DictReader(io.StringIO(sheet.grades_csv())))  # times in the course's zone, that of the deadlines
+    assert list(rows[0]) == [*BATCH[:6], "time_zone", "late", "penalty", "raw_score"]
+    assert list(rows[0])[:6] == ["student_id", "student_name", "assignment", "score", "max_score", "submitted_at"]
+    got = {(r["student_id"], r["assignment"]): r for r in rows}
+    assert len(rows) == 6  # three students x two assignments
+    late = got[("s1", names[1])]
+    assert (late["student_name"], late["score"], late["raw_score"], late["late"], late["penalty"]) == ("张三", "30", "60", "yes", "0.5")
+    assert (late["submitted_at"], late["time_zone"]) == ("2026-12-06 00:00:00", "UTC+08:00")
+    on_time = got[("s1", names[0])]
+    assert (on_time["late"], on_time["penalty"], on_time["submitted_at"]) == ("no", "1", "2026-12-05 23:00:00")
+    assert got[("s2", names[0])]["student_name"] == "'=李四"
+    for assignment in names:  # the student without a submission: a row with an empty score
+        r = got[("s3", assignment)]
+        assert r["student_name"] == "王五" and r["score"] == "" and r["submitted_at"] == "" and r["late"] == ""
+        assert r["max_score"] == f"{all_assignments()[assignment].max_score():g}"
+    assert got[("s2", names[1])]["score"] == ""
+
+
+def test_the_service_icon_is_the_book_icon():
+    """The package serves its own copy (an installed service has no ``book/``); it must stay the book's icon,
+    and be installed with the package."""
+    from autograder.service.web.render import STATIC
+
+    assert (STATIC / "favicon.svg").read_bytes() == (REPO / "book" / "_static" / "favicon.svg").read_bytes()
+    assert '"static/*.svg"' in (REPO / "pyproject.toml").read_text(encoding="utf-8")

@@ -36,7 +36,7 @@ def test_the_documented_course_yml_parses(tmp_path):
     policy = load_policy(tmp_path / "course.yml", KNOWN)
     p = policy.assignments["ps2_roc_auc"]
     assert p.late_penalty == 0.8 and p.counts == "best" and p.feedback_before_deadline == "cases"
-    assert policy.upload_limit_bytes == 5 << 20
+    assert policy.upload_limit_bytes == 20 << 20
 
 
 @pytest.mark.parametrize("data, message", [

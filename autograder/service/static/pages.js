@@ -1,13 +1,9 @@
-// The pages of the grading service: local times, live updates (polling a fragment of the page),
+// The pages of the grading service: countdowns, live updates (polling a fragment of the page),
 // notebook upload (drag and drop or file picker, checks before upload, progress) and the roster download.
 // No framework, no inline script (the Content-Security-Policy allows scripts only from /static/).
 "use strict";
 
 (function () {
-  const dateFormat = new Intl.DateTimeFormat("zh-CN", {
-    year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hour12: false, timeZoneName: "short",
-  });
-
   function left(ms) {
     if (ms <= 0) return "已截止";
     const minutes = Math.floor(ms / 60000);
@@ -17,14 +13,26 @@
     return minutes >= 1 ? `还剩 ${mins} 分钟` : "还剩不到 1 分钟";
   }
 
-  // Times are sent as ISO 8601; the reader sees them in the time zone of their own device.
-  function localize(root) {
-    root.querySelectorAll("time[data-local]").forEach((el) => {
-      const d = new Date(el.getAttribute("datetime"));
-      if (isNaN(d)) return;
-      const p = Object.fromEntries(dateFormat.formatToParts(d).map((x) => [x.type, x.value]));
-      el.textContent = `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}（${p.timeZoneName}）`;
+  // Every time on a page is written by the server in the course's zone (one zone per page, said in .tz-note);
+  // the browser only counts down, and says the device's own zone next to the note when it differs.
+  function zoneOf(date) {
+    const off = -date.getTimezoneOffset(), a = Math.abs(off);
+    return `UTC${off < 0 ? "-" : "+"}${String(Math.floor(a / 60)).padStart(2, "0")}:${String(a % 60).padStart(2, "0")}`;
+  }
+
+  function zoneNote(root) {
+    root.querySelectorAll(".tz-note[data-zone]").forEach((el) => {
+      const mine = zoneOf(new Date());
+      if (mine !== el.dataset.zone && !el.querySelector(".device-zone")) {
+        const span = document.createElement("span");
+        span.className = "device-zone";
+        span.textContent = `你的设备在 ${mine}，请自行换算。`;
+        el.append(" ", span);
+      }
     });
+  }
+
+  function localize(root) {
     root.querySelectorAll("[data-countdown]").forEach((el) => {
       el.textContent = left(new Date(el.dataset.countdown) - Date.now());
     });
@@ -54,17 +62,14 @@
           const html = await r.text();
           if (html !== last) {
             last = html;
-            const open = {};
-            box.querySelectorAll("li.attempt").forEach((li) => {
-              const d = li.querySelector("details.feedback");
-              if (d) open[li.id] = d.open;
-            });
+            const open = {};  // what the reader has folded or unfolded stays so
+            box.querySelectorAll("details[id]").forEach((d) => { open[d.id] = d.open; });
             box.innerHTML = html;
-            box.querySelectorAll("li.attempt").forEach((li) => {
-              const d = li.querySelector("details.feedback");
-              if (d && li.id in open) d.open = open[li.id];
+            box.querySelectorAll("details[id]").forEach((d) => {
+              if (d.id in open) d.open = open[d.id];
             });
             localize(box);
+            zoneNote(box);
             scrollables(box);
             box.dispatchEvent(new CustomEvent("live:updated", { bubbles: true }));
           }
@@ -90,8 +95,8 @@
     schedule();
   }
 
-  function mib(bytes) {
-    return (bytes / 1048576).toFixed(1);
+  function mib(bytes) {  // as the page states the limit: 20, 0.5, 2.5
+    return String(Math.round((bytes / 1048576) * 10) / 10);
   }
 
   function size(bytes) {
@@ -141,8 +146,10 @@
     const chosen = form.querySelector("#chosen");
     const region = document.getElementById("live");
     let busy = false;
+    let queuedNotice = false;  // "已收到 … 正在排队评分" is on screen: it goes once the attempt is graded
 
     function say(text, bad) {
+      queuedNotice = false;
       message.textContent = text;
       message.className = bad ? "error-message" : "notice";
     }
@@ -166,6 +173,7 @@
         input.value = "";
         if (xhr.status === 202) {
           say(`已收到 ${file.name}，正在排队评分；结果会出现在下面的提交记录里。`, false);
+          queuedNotice = true;
         } else {
           const error = xhr.response && xhr.response.error;
           say(error ? `没有提交：${error}` : `上传失败（HTTP ${xhr.status}），请重试。`, true);
@@ -218,6 +226,12 @@
       region.addEventListener("live:updated", () => {
         const body = region.querySelector(".live-body");
         const refusal = body && body.dataset.refusal;
+        if (queuedNotice && body && body.dataset.pending === "0") {  // graded: the notice and the file name go
+          say("", false);
+          chosen.hidden = true;
+        }
+        const counts = document.getElementById("counts-warning");  // under counts: last, what the next upload replaces
+        if (counts && body && body.dataset.countsWarning) counts.textContent = body.dataset.countsWarning;
         drop.hidden = Boolean(refusal);
         if (refusal && !busy) {
           chosen.hidden = true;
@@ -269,7 +283,17 @@
     });
   }
 
+  // A form with data-confirm (a code reset) asks first; cancelling sends nothing.
+  function confirmations() {
+    document.addEventListener("submit", (e) => {
+      const form = e.target;
+      if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) e.preventDefault();
+    }, true);
+  }
+
   function start() {
+    zoneNote(document);
+    confirmations();
     localize(document);
     scrollables(document);
     document.addEventListener("toggle", (e) => scrollables(e.target), true);  // what a <details> shows when opened

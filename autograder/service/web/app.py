@@ -27,7 +27,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..service import Service
 from . import api, errors, instructor_pages, student_pages
-from .render import STATIC
+from .render import STATIC, favicon
 
 SECURITY_HEADERS = [
     (b"content-security-policy", b"default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
@@ -48,6 +48,7 @@ ROUTES = [
     Route("/instructor", instructor_pages.bare, methods=["GET"]),
     Mount("/instructor", routes=instructor_pages.ROUTES),
     Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
+    Route("/favicon.ico", favicon, methods=["GET"]),  # asked for by browsers on their own
     *student_pages.ROUTES,
 ]
 

@@ -23,7 +23,7 @@ from ..roster import MAX_ROSTER_BYTES, codes_csv, parse_roster
 from ..service import Service
 from . import auth
 from .forms import FORM_OVERHEAD, field_text, parse_form, read_capped, read_form
-from .render import page_headers, redirect, render, utc_offset
+from .render import page_headers, redirect, render
 
 NOTICES = {
     "extended": "已为该生延期。", "attempts": "已增加该生的评分次数。", "regrade": "已放回队列重新评分，页面会显示进度。",
@@ -89,17 +89,15 @@ def students(request: Request) -> Response:
 
 def _student_context(service: Service, login: str, viewer) -> dict[str, Any]:
     person = service.accounts.student(login)
-    t = service.now()
+    t, tz = service.now(), service.course_tz()
     views = []
     for name in service.policy.assignments:
         v = service.submissions.view(login, name, t, viewer=viewer)  # instructors see everything
         course = service.policy.assignments[name]
         v["extra"] = service.extra_attempts(login, name)
         v["course_deadline"] = course.deadline
-        deadline_tz = course.deadline.tzinfo if course.deadline is not None else service.course_tz()
-        v["tz_label"] = utc_offset(datetime.now(deadline_tz))
-        base = v["policy"].deadline
-        v["suggested_deadline"] = (base + timedelta(days=2)).astimezone(deadline_tz).strftime("%Y-%m-%dT%H:%M") if base else ""
+        base = v["policy"].deadline  # the form reads and writes in the zone every page shows
+        v["suggested_deadline"] = (base + timedelta(days=2)).astimezone(tz).strftime("%Y-%m-%dT%H:%M") if base else ""
         views.append(v)
     return {"s": person, "views": views, "pending": any(v["pending"] for v in views)}
 

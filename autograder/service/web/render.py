@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,9 +19,10 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from ...store import report
+from ..times import as_datetime, stamp, utc_offset
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 STATIC = Path(__file__).resolve().parents[1] / "static"
@@ -36,35 +37,22 @@ def environment() -> jinja2.Environment:
     store = report.environment()
     env = store.overlay(loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(TEMPLATES)), store.loader]))
     env.filters = dict(store.filters)  # the pages' filters are added to a copy: the store's pages stay as they are
-    env.filters["when"] = when
+    env.filters["when"] = jinja2.pass_context(lambda ctx, t: when(t, ctx["tz"]))  # the course's zone (render's context)
     env.filters["left"] = time_left
     env.filters["percent"] = lambda x: f"{100 * x:.0f}%"
     return env
 
 
-# ---- times: machine-readable for the browser (which shows the reader's local time), readable without scripts
-
-
-def _dt(t: float | datetime) -> datetime:
-    return t if isinstance(t, datetime) else datetime.fromtimestamp(t, timezone.utc)
-
-
-def utc_offset(dt: datetime) -> str:
-    """``UTC+08:00``."""
-    off = dt.utcoffset() or timedelta(0)
-    sign = "-" if off < timedelta(0) else "+"
-    minutes = abs(int(off.total_seconds())) // 60
-    return f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+# ---- times: all in the course's zone (:mod:`..times`), machine-readable too; the browser only counts down
 
 
 def when(t: float | datetime | None, tz: Any = None) -> Markup:
-    """``<time datetime=ISO data-local>`` with the time in ``tz`` (or its own zone) as text; scripts localize it."""
+    """``<time datetime=ISO>`` with the time in ``tz`` (the course's zone; else its own) as text, the zone said."""
     if t is None:
         return Markup("—")
-    dt = _dt(t)
-    shown = dt.astimezone(tz) if tz is not None else dt
-    text = f"{shown:%Y-%m-%d %H:%M}（{utc_offset(shown)}）"
-    return Markup('<time datetime="{}" data-local>{}</time>').format(dt.isoformat(timespec="seconds"), text)
+    dt = as_datetime(t)
+    text = stamp(dt, tz if tz is not None else (dt.tzinfo or timezone.utc))
+    return Markup('<time datetime="{}">{}</time>').format(dt.isoformat(timespec="seconds"), text)
 
 
 def time_left(deadline: datetime | None, now: datetime) -> Markup:
@@ -103,14 +91,23 @@ def page_headers() -> dict[str, str]:
 
 
 def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
-    """The page ``name`` with the shared context (``root``, ``site_title``) and the pages' CSP."""
-    html = environment().get_template(name).render(root=root_of(request), site_title=SITE_TITLE, **context)
+    """The page ``name`` with the shared context (``root``, ``site_title``, ``tz``: the course's zone, ``tz_label``)
+    and the pages' CSP."""
+    service = getattr(request.app.state, "service", None) if "app" in request.scope else None
+    tz = service.course_tz() if service is not None else timezone.utc
+    html = environment().get_template(name).render(root=root_of(request), site_title=SITE_TITLE, tz=tz,
+                                                   tz_label=utc_offset(datetime.now(tz)), **context)
     return HTMLResponse(html, status_code=status, headers=page_headers())
 
 
 def redirect(request: Request, target: str) -> RedirectResponse:
     """303 to ``target`` (a path below the service's root, without the leading slash), as a relative URL."""
     return RedirectResponse(root_of(request) + target, status_code=303, headers=page_headers())
+
+
+def favicon(request: Request) -> Response:
+    """The course's icon (``static/favicon.svg``): what a browser asks for on its own, before any page names one."""
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
 
 
 def not_found(request: Request, message: str = "没有这个页面") -> HTMLResponse:
