@@ -178,19 +178,28 @@ MAX_DIAGNOSES = 20
 
 @dataclass
 class Diagnosis:
-    """A known misconception named for one graded function: the catalogue id and the failed cases it explains."""
+    """A known misconception named for one graded function: the catalogue id, the failed cases it explains, and
+    what the feedback shows about it (the catalogue's title, explanation and hint, and the book section's address
+    relative to the book's root), so a stored result renders without the grader's catalogue."""
 
     function: str
     misconception: str
     cases: list[str]
+    title: str = ""
+    explanation: str = ""
+    hint: str = ""
+    link: str = ""
 
     def __post_init__(self) -> None:
         self.function = clip(self.function, 100)
         self.misconception = clip(self.misconception, 100)
         self.cases = [clip(c, 100) for c in self.cases[:1000]]
+        for name in _DIAGNOSIS_TEXT:
+            setattr(self, name, clip(getattr(self, name), TEXT_LIMITS["note"]))
 
     def to_json(self) -> dict:
-        return {"function": self.function, "misconception": self.misconception, "cases": list(self.cases)}
+        return {"function": self.function, "misconception": self.misconception, "cases": list(self.cases),
+                **{k: getattr(self, k) for k in _DIAGNOSIS_TEXT}}
 
     @classmethod
     def from_json(cls, data: dict) -> "Diagnosis":
@@ -198,7 +207,11 @@ class Diagnosis:
         cases = _take(data, "cases", list, w)
         if not all(isinstance(c, str) for c in cases):
             raise ResultFormatError("diagnosis.cases: expected strings")
-        return cls(_take(data, "function", str, w), _take(data, "misconception", str, w), cases)
+        text = {k: _take(data, k, str, w) for k in _DIAGNOSIS_TEXT if k in data}
+        return cls(_take(data, "function", str, w), _take(data, "misconception", str, w), cases, **text)
+
+
+_DIAGNOSIS_TEXT = ("title", "explanation", "hint", "link")
 
 
 @dataclass
@@ -286,3 +299,29 @@ class SubmissionResult:
 
     def failed_cases(self) -> list[CaseRecord]:
         return [c for c in self.cases if not c.passed]
+
+    def listed_failures(self) -> list[CaseRecord]:
+        """The failed cases the feedback lists one by one: all but the voided validation cases."""
+        return [c for c in self.cases if not c.passed and not c.voided]
+
+    def voided_groups(self) -> list[dict[str, Any]]:
+        """Validation cases voided by the "valid cases first" rule, one group per function: the case ids, their
+        points and why they count nothing (the grader's words, from the first case's reason)."""
+        groups: dict[str, dict[str, Any]] = {}
+        for c in self.cases:
+            if c.voided:
+                g = groups.setdefault(c.function, {"function": c.function, "cases": [], "points": 0.0, "why": ""})
+                g["cases"].append(c.id)
+                g["points"] += c.points
+                if not g["why"] and "但它" in c.result.reason:
+                    g["why"] = c.result.reason.split("但它", 1)[1].split("：", 1)[0]
+        return list(groups.values())
+
+    def unexplained_functions(self) -> list[str]:
+        """Functions that failed a case (voided validation cases aside) and that no diagnosis names."""
+        named = {d.function for d in self.diagnoses}
+        out: list[str] = []
+        for c in self.listed_failures():
+            if c.function not in named and c.function not in out:
+                out.append(c.function)
+        return out

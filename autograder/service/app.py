@@ -226,7 +226,8 @@ class Service:
         result = with_penalty(SubmissionResult.from_json(json.loads(row.result_json)), row.penalty)
         policy = self.policy_for(row.student_id, row.assignment) if row.assignment in self.policy.assignments else None
         shown = "full" if account.is_instructor or policy is None else policy.feedback(now_utc(self.clock()))
-        return report.feedback_html(self.titles.get(row.assignment, row.assignment), result, shown)
+        named = shown == "full" or policy is None or policy.shows_diagnoses(now_utc(self.clock()))
+        return report.feedback_html(self.titles.get(row.assignment, row.assignment), result, shown, diagnoses=named)
 
     def listing(self, account: Account, assignment: str | None, student: str | None) -> list:
         q = sa.select(SUBMISSIONS).order_by(SUBMISSIONS.c.created_at.desc()).limit(5000)

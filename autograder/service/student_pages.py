@@ -60,6 +60,7 @@ class Attempt:
     result: SubmissionResult | None
     shown: str
     policy_text: str
+    show_diagnoses: bool = True
 
 
 def wait_text(seconds: float) -> str:
@@ -88,6 +89,7 @@ def attempts(service, account_login: str, assignment: str, policy: AssignmentPol
             (COUNTING.c.student_id == account_login) & (COUNTING.c.assignment == assignment))).scalar()
         queued = con.execute(sa.select(S.c.created_at).where(S.c.status == "queued").order_by(S.c.created_at)).scalars().all()
     shown = "full" if viewer_is_instructor else policy.feedback(datetime.fromtimestamp(now, timezone.utc))
+    named = shown == "full" or policy.shows_diagnoses(datetime.fromtimestamp(now, timezone.utc))
     out = []
     for number, row in enumerate(rows, 1):
         graded = row.status == "graded"
@@ -97,7 +99,7 @@ def attempts(service, account_login: str, assignment: str, policy: AssignmentPol
                            row.graded_at if row.status in ("graded", "failed") else None, row.filename, bool(row.late),
                            row.penalty, row.score * row.penalty if graded else None, row.score if graded else None,
                            row.max_score if graded else None, row.error if row.status == "failed" else None, position,
-                           row.id == counting, result, shown, FEEDBACK_POLICIES[shown]))
+                           row.id == counting, result, shown, FEEDBACK_POLICIES[shown], named))
     out.reverse()
     return out
 

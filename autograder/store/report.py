@@ -6,12 +6,15 @@ controls (names, messages, tracebacks, values) is ever rendered as markup.
 
 from __future__ import annotations
 
+import os
+import re
 import statistics
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import yaml
 
 from ..model import SubmissionResult
 
@@ -47,17 +50,35 @@ FEEDBACK_POLICIES = {
 }
 
 
-def feedback_html(title: str, result: SubmissionResult, policy: str = "full") -> str:
+@lru_cache(maxsize=1)
+def default_book_url() -> str:
+    """The book's address from the deployment setting (``COURSE_SITE_CONFIG``, else the repository's
+    ``deploy/local.yml``); empty when neither is there (the feedback then names the section without a link)."""
+    path = os.environ.get("COURSE_SITE_CONFIG") or str(Path(__file__).resolve().parents[2] / "deploy" / "local.yml")
+    try:
+        url = (yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}).get("site_url", "")
+    except (OSError, yaml.YAMLError, AttributeError):
+        return ""
+    return url if isinstance(url, str) and re.match(r"https?://", url) else ""
+
+
+def feedback_html(title: str, result: SubmissionResult, policy: str = "full", *, diagnoses: bool = True,
+                  book_url: str | None = None) -> str:
     """The student's feedback page for one graded submission, cut to what ``policy`` shows.
 
     ``full``: every case with its input, the expected and the returned value and the traceback;
     ``cases``: which cases passed, without inputs or values (before a deadline: hidden inputs cannot be
-    read back through the feedback); ``score``: the scores only.
+    read back through the feedback); ``score``: the scores only.  Under ``full`` and ``cases`` a block per
+    diagnosed function comes first (a known misconception: explanation, hint, book section, the failed cases
+    it accounts for; it shows no input), unless ``diagnoses`` is False (a course's choice before the deadline).
+    ``book_url``: the book's address for the section links (default :func:`default_book_url`).
     """
     if policy not in FEEDBACK_POLICIES:
         raise ValueError(f"unknown feedback policy {policy!r}")
-    return _env().get_template("feedback.html").render(title=title, r=result, policy=policy,
-                                                       policy_text=FEEDBACK_POLICIES[policy])
+    base = default_book_url() if book_url is None else book_url
+    return _env().get_template("feedback.html").render(
+        title=title, r=result, policy=policy, policy_text=FEEDBACK_POLICIES[policy],
+        show_diagnoses=diagnoses and policy != "score", book_url=base.rstrip("/") + "/" if base else "")
 
 
 def summary(titles: dict[str, str], results: list[SubmissionResult]) -> dict[str, Any]:

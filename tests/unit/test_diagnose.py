@@ -77,7 +77,9 @@ def test_a_stub_that_only_raises_is_not_diagnosed():
 def test_diagnoses_round_trip_through_json_and_old_results_read_without_them():
     result = _grade(*STUDENTS["roc_no_origin"])
     data = result.to_json()
-    assert data["diagnoses"] == [{"function": "roc_curve", "misconception": "roc_no_origin", "cases": result.diagnoses[0].cases}]
+    d = data["diagnoses"][0]
+    assert {k: d[k] for k in ("function", "misconception")} == {"function": "roc_curve", "misconception": "roc_no_origin"}
+    assert d["cases"] == result.diagnoses[0].cases and d["link"] == "book/binary/roc.html#binary-roc-construction"
     assert SubmissionResult.from_json(data).diagnoses == result.diagnoses
     del data["diagnoses"]
     for c in data["cases"]:
@@ -126,7 +128,8 @@ def test_rule_names_a_mistake_the_student_follows_on_every_differing_case(mean_r
     doubled = {c.id: _double(*c.args) for c in RULE.cases}  # differs on c1, c2, c3 (c0 is 0 either way)
     results, observed = _student(doubled)
     assert match_function(_entry("double", _double), "f", RULE.cases, results, observed) == ["c1", "c2", "c3"]
-    assert diagnose(RULE, results, observed, [_entry("double", _double)]) == [Diagnosis("f", "double", ["c1", "c2", "c3"])]
+    assert diagnose(RULE, results, observed, [_entry("double", _double)]) == [
+        Diagnosis("f", "double", ["c1", "c2", "c3"], "double", "", "", "book/x.html#x")]
 
 
 def test_rule_needs_agreement_everywhere_and_two_cases(mean_reference):
