@@ -17,6 +17,7 @@ import jinja2
 import yaml
 
 from ..model import SubmissionResult
+from .class_figures import assignment_figures
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -82,7 +83,9 @@ def feedback_html(title: str, result: SubmissionResult, policy: str = "full", *,
 
 
 def summary(titles: dict[str, str], results: list[SubmissionResult]) -> dict[str, Any]:
-    """Per assignment: scores (mean, median, a 10-bin histogram) and, per hidden case, the share of students who failed it.
+    """Per assignment: scores (mean, median, a 10-bin histogram), per hidden case the share of students who failed
+    it, and :func:`.class_figures.assignment_figures` (students per misconception, case difficulty and
+    discrimination, groups of identical wrong results worth a look).
 
     ``titles`` maps each assignment to report (in that order) to its title; assignments without results are left out.
     """
@@ -103,13 +106,19 @@ def summary(titles: dict[str, str], results: list[SubmissionResult]) -> dict[str
             fails[case.id] = {"failed": n_fail, "students": len(rs), "share": n_fail / len(rs), "description": case.description}
         scores = [r.score for r in rs]
         out[name] = {"title": title, "students": len(rs), "max_score": max_score, "mean": statistics.fmean(scores),
-                     "median": statistics.median(scores), "histogram": hist, "hidden_case_failure": fails}
+                     "median": statistics.median(scores), "histogram": hist, "hidden_case_failure": fails,
+                     **assignment_figures(rs)}
     return out
 
 
-def summary_html(data: dict[str, Any], not_graded: list[dict[str, Any]] | None = None) -> str:
+def summary_html(data: dict[str, Any], not_graded: list[dict[str, Any]] | None = None,
+                 feedback_links: dict[tuple[str, str], str] | None = None, book_url: str | None = None) -> str:
     """The instructor's summary page of :func:`summary`'s data, and the files of this run that were not graded
-    (``{"file", "reason", "problem"}``; problems first)."""
+    (``{"file", "reason", "problem"}``; problems first).  ``feedback_links`` maps (student, assignment) to the
+    address of the student's feedback page, relative to the summary page (students without one are not linked)."""
     rows = sorted(not_graded or [], key=lambda n: not n["problem"])
+    base = default_book_url() if book_url is None else book_url
     return _env().get_template("summary.html").render(data=data, not_graded=rows,
-                                                      problems=sum(1 for n in rows if n["problem"]))
+                                                      problems=sum(1 for n in rows if n["problem"]),
+                                                      links=feedback_links or {},
+                                                      book_url=base.rstrip("/") + "/" if base else "")
