@@ -189,6 +189,7 @@ class Diagnosis:
     explanation: str = ""
     hint: str = ""
     link: str = ""
+    section: str = ""  # the heading of the linked book section
 
     def __post_init__(self) -> None:
         self.function = clip(self.function, 100)
@@ -211,7 +212,7 @@ class Diagnosis:
         return cls(_take(data, "function", str, w), _take(data, "misconception", str, w), cases, **text)
 
 
-_DIAGNOSIS_TEXT = ("title", "explanation", "hint", "link")
+_DIAGNOSIS_TEXT = ("title", "explanation", "hint", "link", "section")
 
 
 @dataclass

@@ -179,5 +179,6 @@ def diagnose(assignment: Assignment, results: dict[str, CaseResult], observed: d
         entry, ids = max(matches, key=lambda m: len(m[1]))
         rivals = [set(other) for e, other in matches if e is not entry]
         if all(other < set(ids) for other in rivals):  # an equal rival: two explanations, so none
-            out.append(Diagnosis(function, entry.id, ids, entry.title, entry.explanation, entry.hint, entry.url()))
+            out.append(Diagnosis(function, entry.id, ids, entry.title, entry.explanation, entry.hint, entry.url(),
+                                 entry.section))
     return out

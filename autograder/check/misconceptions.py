@@ -50,6 +50,11 @@ class Misconception:
     def functions(self) -> tuple[str, ...]:
         return tuple(self.impls)
 
+    @property
+    def section(self) -> str:
+        """The heading of the book section (as the page writes it; checked by the tests)."""
+        return SECTION_TITLES.get(self.label, "")
+
     def url(self) -> str:
         """The section's address relative to the book's root (``book/binary/roc.html#binary-roc-construction``)."""
         return f"{self.page}.html#{self.label}"
@@ -332,7 +337,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         "ap_trapezoid", "ps3_pr_ap", "AP 用了 PR 曲线下的梯形面积",
         "你的函数似乎用梯形法计算 PR 曲线下的面积。平均精确率不在点之间做线性插值：它是每一步召回率的增量乘以该点的精确率之和，"
         "梯形法在 PR 曲线上会偏乐观。",
-        "AP = Σ (R_k − R_{k−1}) · P_k，R_0 = 0；每一项只用当前点的精确率。",
+        "AP = Σ (Rₖ − Rₖ₋₁) · Pₖ，R₀ = 0；每一项只用当前点的精确率。",
         "book/ap_auc/ap", "apauc-ap-area",
         {"average_precision": {"no_start": _ap_trapezoid("none"), "from_one": _ap_trapezoid("one"),
                                "from_first": _ap_trapezoid("first")}}),
@@ -340,7 +345,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         "ap_interpolated", "ps3_pr_ap", "AP 用了插值精确率",
         "你的函数似乎把每个点的精确率换成了它右侧（召回率更高处）的最大精确率，这是 PASCAL VOC 的插值 AP。"
         "课程（与 scikit-learn）的 AP 不做插值，直接用每个点自己的精确率。",
-        "去掉“取右侧最大值”的那一步，按 Σ (R_k − R_{k−1}) · P_k 求和。",
+        "去掉“取右侧最大值”的那一步，按 Σ (Rₖ − Rₖ₋₁) · Pₖ 求和。",
         "book/ap_auc/ap", "apauc-ap",
         {"average_precision": {"interpolated": _ap_interpolated}}),
     Misconception(
@@ -354,7 +359,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         "ap_mean_precision", "ps3_pr_ap", "AP 取了精确率的简单平均",
         "你的函数似乎把 PR 曲线上所有点的精确率直接取平均。AP 的每个精确率要按它带来的召回率增量加权；"
         "没有新正类进入的点（召回率不变）不贡献任何东西。",
-        "每一项乘以 (R_k − R_{k−1})，而不是除以点的个数。",
+        "每一项乘以 (Rₖ − Rₖ₋₁)，而不是除以点的个数。",
         "book/binary/pr", "binary-ap",
         {"average_precision": {"mean": _ap_mean_precision}}),
     Misconception(
@@ -404,10 +409,20 @@ CATALOGUE: tuple[Misconception, ...] = (
         "ece_unweighted", "ps4_calibration", "ECE 没有按箱的样本数加权",
         "你的 ECE 似乎是各箱 |正类比例 − 平均概率| 的简单平均。ECE 要按每箱的样本数加权：样本多的箱权重大，"
         "只有一两个样本的箱不应与大箱同等重要。",
-        "ECE = Σ (n_k / n) · |ȳ_k − p̄_k|，其中 n_k 是第 k 箱的样本数。",
+        "ECE = Σ (nₖ / n) · |ȳₖ − p̄ₖ|，其中 nₖ 是第 k 箱的样本数。",
         "book/calibration/ece", "cal-ece",
         {"expected_calibration_error": {"unweighted": _ece_unweighted}}),
 )
+
+#: The heading under each ``(label)=`` target the catalogue links to (tests/unit/test_misconceptions.py reads the pages).
+SECTION_TITLES = {
+    "binary-fixed-threshold": "固定阈值下的常见指标", "binary-precision": "精确率",
+    "binary-fpr-vs-fdr": "假正率与 1 − Precision 不是一回事", "binary-f1": "F1 分数", "binary-confusion-cells": "四个格子",
+    "binary-roc-construction": "从得分构造 ROC 曲线", "binary-roc": "ROC 曲线", "apauc-auc-pairs": "分解成正负样本对的平均",
+    "apauc-ap-area": "AP 与 PR 曲线下面积", "apauc-ap": "平均精确率 AP", "apauc-ap-ties": "并列得分：同分样本整组进入",
+    "binary-ap": "平均精确率 AP", "binary-pr": "Precision-Recall 曲线与 AP", "binary-brier": "Brier 分数",
+    "binary-calibration-curve": "校准曲线", "cal-ece": "分箱估计：ECE 与校准曲线",
+}
 
 _BY_ID = {m.id: m for m in CATALOGUE}
 BOOK_SECTIONS = sorted({(m.page, m.label) for m in CATALOGUE})

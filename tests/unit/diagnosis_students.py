@@ -280,3 +280,10 @@ def pairwise_auc(y_true, y_score):
 TWO: tuple[str, str, dict[str, str]] = (
     A2, STUDENTS["roc_no_origin"][1] + _PAIRS.format(name="pairwise_auc", tie="1"),
     {"roc_curve": "roc_no_origin", "pairwise_auc": "auc_ties_one"})
+
+# the issue's student: a roc_auc that walks one sample at a time and ignores ties (roc_curve correct)
+WALKER = _ROC_LOOP.replace("def roc_curve", "def _my_curve") + '''
+def roc_auc(y_true, y_score):
+    c = _my_curve(y_true, y_score)
+    return float(sum((c.fpr[k] - c.fpr[k - 1]) * (c.tpr[k] + c.tpr[k - 1]) / 2 for k in range(1, len(c.fpr))))
+'''

@@ -11,21 +11,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from diagnosis_students import STUDENTS  # noqa: E402
+from diagnosis_students import WALKER  # noqa: E402
 from inprocess_grading import grade_in_process, solution_namespace  # noqa: E402
 
 from autograder.check.misconceptions import by_id  # noqa: E402
 from autograder.check.specs import get_assignment  # noqa: E402
 from autograder.service.policy import PolicyError, parse_policy  # noqa: E402
 from autograder.store.report import feedback_html  # noqa: E402
-
-# the issue's student: a roc_auc that walks one sample at a time and ignores ties
-WALKER = STUDENTS["roc_ties_split"][1].split("\ndef roc_auc")[0].replace("def roc_curve", "def _my_curve") + '''
-def roc_auc(y_true, y_score):
-    c = _my_curve(y_true, y_score)
-    return float(sum((c.fpr[k] - c.fpr[k - 1]) * (c.tpr[k] + c.tpr[k - 1]) / 2 for k in range(1, len(c.fpr))))
-'''
-
 
 @pytest.fixture(scope="module")
 def walker():

@@ -44,8 +44,10 @@ def test_catalogue_holds_the_required_ids_once():
 @pytest.mark.parametrize("m", CATALOGUE, ids=lambda m: m.id)
 def test_entry_concerns_graded_functions_and_links_an_existing_section(m):
     assert set(m.functions) <= set(get_assignment(m.assignment).functions)
-    page = REPO / f"{m.page}.md"
-    assert f"({m.label})=" in page.read_text(encoding="utf-8"), (m.page, m.label)
+    lines = (REPO / f"{m.page}.md").read_text(encoding="utf-8").splitlines()
+    at = lines.index(f"({m.label})=")
+    heading = next(line for line in lines[at + 1:] if line.startswith("#"))
+    assert heading.lstrip("#").strip() == m.section
     assert m.url() == f"{m.page}.html#{m.label}"
 
 
