@@ -89,3 +89,24 @@ def test_course_switch_diagnoses_before_deadline():
     assert parse_policy({"assignments": {"ps2_roc_auc": {}}}, known).assignments["ps2_roc_auc"].shows_diagnoses(before)
     with pytest.raises(PolicyError, match="diagnoses_before_deadline"):
         parse_policy({"assignments": {"ps2_roc_auc": {"diagnoses_before_deadline": "no"}}}, known)
+
+
+def _service_attempt_html(result, shown: str, named: bool) -> str:
+    """The service's attempt fragment (the pages' own templates, the store's feedback body) for a stored result."""
+    from types import SimpleNamespace
+
+    from autograder.service.pages import environment
+    from autograder.service.student_pages import Attempt
+    from autograder.store.report import FEEDBACK_POLICIES
+
+    a = Attempt("x1", 1, result.student, result.assignment, "graded", 0.0, 0.0, "roc_auc.ipynb", False, 1.0,
+                result.score, result.score, result.max_score, None, None, True, result, shown, FEEDBACK_POLICIES[shown], named)
+    return environment().get_template("_submission_live.html").render(
+        a=a, account=SimpleNamespace(is_instructor=False), csrf="t", root="/")
+
+
+def test_service_pages_show_the_stored_diagnosis_and_honour_the_switch(walker):
+    assert "并列得分被拆成多个点" in _text(_service_attempt_html(walker, "cases", True))
+    off = _text(_service_attempt_html(walker, "cases", False))
+    assert "错误诊断" not in off and "个检查非法输入的用例" in off
+    assert "错误诊断" not in _text(_service_attempt_html(walker, "score", True))
