@@ -102,6 +102,7 @@ def _calls(case: Case) -> list[tuple[tuple, dict]]:
 
 
 _CACHE: dict[tuple[int, str, str, str], tuple[Case, Prediction]] = {}
+_CACHE_LIMIT = 20_000  # the specs' cases are built once per process; cases built elsewhere must not grow it forever
 
 
 def prediction(entry: Misconception, function: str, variant: str, case: Case) -> Prediction:
@@ -118,6 +119,8 @@ def prediction(entry: Misconception, function: str, variant: str, case: Case) ->
         if first is None and _differs(function, args, kwargs, out):
             first = i
     pred = Prediction(tuple(outcomes), first)
+    if len(_CACHE) >= _CACHE_LIMIT:
+        _CACHE.clear()
     _CACHE[key] = (case, pred)
     return pred
 

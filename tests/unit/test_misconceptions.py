@@ -88,3 +88,10 @@ def test_no_two_entries_give_the_same_result_on_every_case():
         for fn in set(a.impls) & set(b.impls):
             for va, vb in itertools.product(a.impls[fn], b.impls[fn]):
                 assert not _same_everywhere((a, va), (b, vb), fn), (a.id, va, b.id, vb, fn)
+
+
+def test_the_catalogue_and_the_matching_decide_grades_so_they_are_fingerprinted():
+    from autograder.batch.version import PACKAGE, grade_deciding_files
+
+    files = set(grade_deciding_files())
+    assert {PACKAGE / "check" / "misconceptions.py", PACKAGE / "check" / "diagnose.py"} <= files
