@@ -93,8 +93,8 @@ def status(request: Request) -> Response:
 def feedback(request: Request) -> Response:
     submissions = auth.service_of(request).submissions
     who = auth.caller(request)
-    title, result, shown = submissions.feedback(who.account, submissions.get(who.account, request.path_params["id"]))
-    return HTMLResponse(report.feedback_html(title, result, shown))
+    title, result, shown, named = submissions.feedback(who.account, submissions.get(who.account, request.path_params["id"]))
+    return HTMLResponse(report.feedback_html(title, result, shown, diagnoses=named))
 
 
 def listing(request: Request) -> Response:
