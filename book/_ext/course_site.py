@@ -20,7 +20,8 @@
   them Chinese names; ``search_bar_text`` is the search box's placeholder;
 * ``_static/a11y.js``: accessible names for the theme's icon buttons and navigation toggles (checked by
   the axe-core audit, tests/book/test_accessibility.py); ``_static/sidebars.js``: a close button, focus
-  and ``aria-expanded`` for the two sidebars on a phone; ``_static/course.css``: page-wide styles.
+  and ``aria-expanded`` for the two sidebars on a phone; ``_static/search_text.js`` (search page only):
+  formulas in search results as text, not TeX; ``_static/course.css``: page-wide styles.
 """
 
 from __future__ import annotations
@@ -85,10 +86,16 @@ def _drop_thebe(app: Sphinx) -> None:
             app.disconnect(listener.id)
 
 
+def _search_page_scripts(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    if pagename == "search":
+        app.add_js_file("search_text.js", loading_method="defer")
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the config hook."""
     app.connect("config-inited", _theme_options)
     app.connect("builder-inited", _drop_thebe)
+    app.connect("html-page-context", _search_page_scripts)
     app.connect("html-page-context", _dedupe_assets, priority=999)  # after handlers that add page scripts
     app.add_js_file("a11y.js", loading_method="defer")
     app.add_js_file("sidebars.js", loading_method="defer")

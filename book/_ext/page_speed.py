@@ -22,7 +22,8 @@ After an HTML build, every page is rewritten once (idempotent):
   them before printing (the PDF edition calls ``lazyTypesetAll`` before it prints);
 * figures (``_images/*.png``) load lazily (``loading="lazy"``), with their pixel size as ``width`` and
   ``height`` so that the page does not jump when they arrive: a phone downloads only the figures the
-  reader scrolls to.
+  reader scrolls to.  Figures of several panels side by side are marked ``data-wide``: on a phone they
+  keep a readable width and scroll sideways (``course.css``).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 #: Bump when the rewriting below changes: pages already written are then written (and rewritten) again.
-VERSION = "4"
+VERSION = "5"
 
 ICONS_CSS = "course-speed.css"  # the icons and the sizing rule of lazy figures
 FONTAWESOME_TAG = re.compile(r'<script defer src="(?P<prefix>[^"]*?)_static/scripts/fontawesome\.js[^"]*"></script>')
@@ -105,6 +106,12 @@ def png_size(path: Path) -> tuple[int, int] | None:
     return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
 
 
+def is_wide_figure(width: int, height: int) -> bool:
+    """A figure of several panels side by side: on a phone it keeps a readable width and scrolls
+    sideways in its output box (``course.css``) instead of shrinking to a third of its size."""
+    return width >= 900 and width >= 1.4 * height
+
+
 def lazy_figures(html: str, page: Path) -> str:
     """``loading="lazy"``, ``decoding="async"`` and the pixel size on every figure image of a page."""
 
@@ -114,6 +121,8 @@ def lazy_figures(html: str, page: Path) -> str:
         extra = ' loading="lazy" decoding="async" data-size="intrinsic"'
         if size and "width=" not in attrs and "height=" not in attrs:
             extra += f' width="{size[0]}" height="{size[1]}"'
+            if is_wide_figure(*size):
+                extra += ' data-wide="true"'
         return f"<img {attrs}{extra} />"
 
     return FIGURE_IMG.sub(one, html)

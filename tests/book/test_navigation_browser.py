@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .test_quiz_browser import SHOTS
 from .test_site_browser import PAGES
@@ -66,7 +67,14 @@ def _is_open(tab, kind: str) -> bool:
     return tab.evaluate(f"document.getElementById('pst-{kind}-sidebar-modal').open")
 
 
-def _focused(tab) -> str:
+def _focused(tab, expect: str | None = None) -> str:
+    """Class of the focused element; with ``expect``, after waiting (up to 2 s) for focus to get there."""
+    if expect is not None:
+        try:
+            tab.wait_for_function("cls => document.activeElement && document.activeElement.classList.contains(cls)",
+                                  arg=expect, timeout=2000)
+        except PlaywrightTimeout:
+            pass
     return tab.evaluate("(document.activeElement && document.activeElement.className) || ''")
 
 
@@ -107,7 +115,7 @@ def _phone(tab, book_html: Path, url: str, page: str) -> list[str]:
         tab.screenshot(path=str(SHOTS / "navigation-375-primary.png"))
     dialog.locator(".course-sidebar-close").tap()
     tab.wait_for_function("!document.getElementById('pst-primary-sidebar-modal').open", timeout=5000)
-    if "primary-toggle" not in _focused(tab):
+    if "primary-toggle" not in _focused(tab, "primary-toggle"):
         found.append(f"after 关闭 focus is on {_focused(tab)!r}, not on ☰")
     if primary.get_attribute("aria-expanded") != "false":
         found.append("☰ says aria-expanded=true while its sidebar is closed")
@@ -119,7 +127,7 @@ def _phone(tab, book_html: Path, url: str, page: str) -> list[str]:
         found.append("☰ says aria-expanded=false while its sidebar is open")
     tab.keyboard.press("Escape")
     tab.wait_for_function("!document.getElementById('pst-primary-sidebar-modal').open", timeout=5000)
-    if "primary-toggle" not in _focused(tab):
+    if "primary-toggle" not in _focused(tab, "primary-toggle"):
         found.append(f"after Escape focus is on {_focused(tab)!r}, not on ☰")
     # page contents: open by touch, a tap on an entry closes it and goes to that section
     secondary = tab.locator(".secondary-toggle")
@@ -147,7 +155,7 @@ def _phone(tab, book_html: Path, url: str, page: str) -> list[str]:
         tab.wait_for_function("document.getElementById('pst-secondary-sidebar-modal').open", timeout=5000)
         tab.keyboard.press("Escape")
         tab.wait_for_function("!document.getElementById('pst-secondary-sidebar-modal').open", timeout=5000)
-        if "secondary-toggle" not in _focused(tab):
+        if "secondary-toggle" not in _focused(tab, "secondary-toggle"):
             found.append(f"after Escape focus is on {_focused(tab)!r}, not on 本页目录")
     found += [f"English interface string at 375 px: {s!r}" for s in _english(tab.evaluate(CHROME_STRINGS))]
     return found
