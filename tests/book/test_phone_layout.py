@@ -7,7 +7,8 @@ In Debian's chromium, on every page, with every formula typeset:
 * no heading is wider than the article (a heading with a formula wraps); no table header wraps after
   every character;
 * formulas are typeset at the size of the text (not 27 % larger: MathJax's ``matchFontHeight`` off);
-* at 375 px, figures of several panels keep a readable width and scroll sideways in their box;
+* at 375 px, figures of several panels and the ROC animations keep a readable width and scroll sideways
+  in their box;
 * the search page shows formulas in its snippets as text, not TeX, and never widens the page; the
   magnifier of a search box does not cover the typed text;
 * at 1280 px there is one search box, and the book's title appears once in the left sidebar;
@@ -215,6 +216,15 @@ def test_wide_figures_keep_a_readable_width_on_a_phone(browser, site_url):
                 assert box[1] in ("auto", "scroll") and box[0] <= 375, f"{page}: the figure's box does not scroll: {box}"
             overflow = tab.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
             assert overflow <= 1
+        tab.goto(f"{site_url}/book/binary/roc.html", wait_until="load")
+        frames = tab.locator("article div.animation img.anim-frame")
+        assert frames.count() >= 2
+        for i in range(frames.count()):
+            frames.nth(i).scroll_into_view_if_needed()
+            width = frames.nth(i).evaluate("i => i.getBoundingClientRect().width")
+            assert width >= 600, f"ROC animation {i} is {width:.0f} px wide on a phone: its labels are unreadable"
+            frames.nth(i).screenshot(path=str(SHOTS / f"roc-animation-{i}-375.png"))
+        assert tab.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1
     finally:
         ctx.close()
 
