@@ -73,3 +73,23 @@ def test_summary_page_and_json_show_the_figures_with_links_to_the_students(tmp_p
     assert '<a href="feedback/s5/ps2_roc_auc/roc_auc.html">s5</a>' in html
     assert "并列的正负样本对计 0" in html and "值得一看" in html and "不是结论" in html
     assert report.summary({"x": "X"}, []) == {}
+
+
+def test_the_live_dashboard_shows_the_same_figures_with_links_to_the_students_pages():
+    """The service's dashboard renders the class figures of the counting attempts (instructor/_class_figures.html)."""
+    import re
+
+    from autograder.service.web.render import environment
+
+    summary = report.summary({"ps2_roc_auc": "作业 2"}, _class())["ps2_roc_auc"]
+    html = environment().get_template("instructor/_class_figures.html").render(f={"summary": summary}, root="/c/")
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    assert "并列的正负样本对计 0 auc_ties_zero roc_auc 2： s5 、 s6" in text
+    assert '<a href="/c/instructor/students/s7">s7</a>' in html
+    assert "s5 、 s6 ：5 个用例（c1、c2、c3、c4、c5）" in text and "不是结论" in text
+    small = report.summary({"ps2_roc_auc": "作业 2"}, SMALL)["ps2_roc_auc"]
+    flags = re.sub(r"<[^>]+>", "", environment().get_template("instructor/_class_figures.html").render(f={"summary": small}, root="/"))
+    assert "⚑ c6" in flags and "⚑ c2" not in flags and "其中 1 个标记 ⚑" in flags  # c6: a strong student fails it
+    empty = environment().get_template("instructor/_class_figures.html").render(
+        f={"summary": report.summary({"ps2_roc_auc": "作业 2"}, [_result("s1", [1, 1])])["ps2_roc_auc"]}, root="/")
+    assert "没有学生的错误与课程已知的常见错误相符" in empty and "没有这样的学生组" in empty
