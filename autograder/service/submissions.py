@@ -31,6 +31,7 @@ import sqlalchemy as sa
 
 from ..check import all_assignments
 from ..model import SubmissionResult
+from ..store.grades import spreadsheet_text
 from ..store.report import FEEDBACK_POLICIES
 from . import overrides
 from .codes import Account
@@ -344,7 +345,7 @@ class Submissions:
         w.writerow(["student_id", "assignment", "score", "max_score"])
         for r in sorted(rows, key=lambda r: (r.student_id, r.assignment)):
             s = scores(r, counting=True)
-            w.writerow([r.student_id, r.assignment, f"{s.score:g}", f"{s.max_score:g}"])
+            w.writerow([spreadsheet_text(r.student_id), spreadsheet_text(r.assignment), f"{s.score:g}", f"{s.max_score:g}"])
         return out.getvalue()
 
 
