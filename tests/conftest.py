@@ -45,7 +45,7 @@ UNIT_SECONDS = {
     "tests/autograder/test_redteam.py": 25, "tests/exercises/test_notebooks_run.py": 18,
     "tests/book/test_rendered_text.py": 14, "tests/autograder/test_diagnosis_e2e.py": 85,
     "tests/autograder/test_unprivileged_grader.py": 200, "tests/book/test_navigation_browser.py": 90,
-    "tests/book/test_phone_layout.py": 80, "tests/service/test_policy.py": 20,
+    "tests/book/test_phone_layout.py": 80, "tests/service/test_policy.py": 20, "tests/service/test_hostile.py": 80,
 }
 
 
