@@ -88,6 +88,9 @@ def add_service_commands(sub) -> None:
     s.add_argument("--forwarded-allow-ips", help="在反向代理之后：信任这些地址发来的 X-Forwarded-For（逗号分隔）")
     s.add_argument("--max-connections", type=int, default=1000, help="同时处理的最大连接数，超出时回答 503（默认 1000）")
     s.add_argument("--access-log", action="store_true", help="打印每个请求")
+    s.add_argument("--body-grace", type=float, default=10.0,
+                   help="读请求体的宽限秒数：请求体须在此时间加上按最低速率所需的时间内到达，否则回答 408（默认 10）")
+    s.add_argument("--body-min-rate", type=float, default=16.0, help="读请求体的最低速率，KiB/秒（默认 16）")
 
     r = sub.add_parser("roster", help="在线评分服务的名单与访问码")
     rs = r.add_subparsers(dest="roster_command", required=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 __all__ = ["Limits", "Outcome", "SetupReport", "CaseResult", "CaseRecord", "CellScore", "CellError",
-           "SubmissionResult", "ResultFormatError", "MAX_NOTEBOOK_BYTES", "TEXT_LIMITS", "MAX_NOTES", "MAX_CELL_ERRORS", "clip"]
+           "Diagnosis", "SubmissionResult", "ResultFormatError", "MAX_NOTEBOOK_BYTES", "TEXT_LIMITS", "MAX_NOTES", "MAX_CELL_ERRORS", "clip"]
 
 # Sizes of what a result stores and the feedback shows (characters); longer text is cut with a mark.
 # Much of it comes from student code (values, messages, tracebacks), so it is bounded here, where every
@@ -151,6 +151,7 @@ class CaseRecord:
     description: str
     hidden: bool
     result: CaseResult
+    voided: bool = False  # a validation case that passed but counts nothing ("valid cases first")
 
     @property
     def passed(self) -> bool:
@@ -160,15 +161,58 @@ class CaseRecord:
         r = self.result
         return {"id": self.id, "cell": self.cell, "points": self.points, "function": self.function,
                 "description": self.description, "hidden": self.hidden, "passed": r.passed,
-                **{k: getattr(r, k) for k in _CASE_TEXT}}
+                **{k: getattr(r, k) for k in _CASE_TEXT}, "voided": self.voided}
 
     @classmethod
     def from_json(cls, data: dict) -> "CaseRecord":
         w = "case"
         result = CaseResult(_take(data, "passed", bool, w), **{k: _take(data, k, str, w) for k in _CASE_TEXT})
+        voided = _take(data, "voided", bool, w) if "voided" in data else False  # results stored before the field
         return cls(_take(data, "id", str, w), _take(data, "cell", str, w), _take(data, "points", (int, float), w),
                    _take(data, "function", str, w), _take(data, "description", str, w), _take(data, "hidden", bool, w),
-                   result)
+                   result, voided)
+
+
+MAX_DIAGNOSES = 20
+
+
+@dataclass
+class Diagnosis:
+    """A known misconception named for one graded function: the catalogue id, the failed cases it explains, and
+    what the feedback shows about it (the catalogue's title, explanation and hint, and the book section's address
+    relative to the book's root), so a stored result renders without the grader's catalogue."""
+
+    function: str
+    misconception: str
+    cases: list[str]
+    title: str = ""
+    explanation: str = ""
+    hint: str = ""
+    link: str = ""
+    section: str = ""  # the heading of the linked book section
+
+    def __post_init__(self) -> None:
+        self.function = clip(self.function, 100)
+        self.misconception = clip(self.misconception, 100)
+        self.cases = [clip(c, 100) for c in self.cases[:1000]]
+        for name in _DIAGNOSIS_TEXT:
+            setattr(self, name, clip(getattr(self, name), TEXT_LIMITS["note"]))
+
+    def to_json(self) -> dict:
+        return {"function": self.function, "misconception": self.misconception, "cases": list(self.cases),
+                **{k: getattr(self, k) for k in _DIAGNOSIS_TEXT}}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Diagnosis":
+        w = "diagnosis"
+        cases = _take(data, "cases", list, w)
+        if not all(isinstance(c, str) for c in cases):
+            raise ResultFormatError("diagnosis.cases: expected strings")
+        text = {k: _take(data, k, str, w) for k in _DIAGNOSIS_TEXT if k in data}
+        return cls(_take(data, "function", str, w), _take(data, "misconception", str, w), cases, **text)
+
+
+_DIAGNOSIS_TEXT = ("title", "explanation", "hint", "link", "section")
 
 
 @dataclass
@@ -221,6 +265,7 @@ class SubmissionResult:
     cell_errors: list[CellError] = field(default_factory=list)
     seconds: float = 0.0
     fingerprint: str = ""
+    diagnoses: list[Diagnosis] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         notes = [clip(n, TEXT_LIMITS["note"]) for n in self.notes]
@@ -228,13 +273,14 @@ class SubmissionResult:
             notes = notes[: MAX_NOTES - 1] + [f"……另有 {len(notes) - MAX_NOTES + 1} 条说明未显示"]
         self.notes = notes
         self.cell_errors = self.cell_errors[:MAX_CELL_ERRORS]
+        self.diagnoses = self.diagnoses[:MAX_DIAGNOSES]
 
     def to_json(self) -> dict:
         return {"student": self.student, "assignment": self.assignment, "score": self.score,
                 "max_score": self.max_score, "cells": {k: v.to_json() for k, v in self.cells.items()},
                 "cases": [c.to_json() for c in self.cases], "notes": list(self.notes),
                 "cell_errors": [e.to_json() for e in self.cell_errors], "seconds": self.seconds,
-                "fingerprint": self.fingerprint}
+                "fingerprint": self.fingerprint, "diagnoses": [d.to_json() for d in self.diagnoses]}
 
     @classmethod
     def from_json(cls, data: dict) -> "SubmissionResult":
@@ -243,12 +289,40 @@ class SubmissionResult:
         notes = _take(data, "notes", list, w)
         if not all(isinstance(n, str) for n in notes):
             raise ResultFormatError("result.notes: expected strings")
+        diagnoses = _take(data, "diagnoses", list, w) if "diagnoses" in data else []  # results stored before the field
         return cls(_take(data, "student", str, w), _take(data, "assignment", str, w),
                    _take(data, "score", (int, float), w), _take(data, "max_score", (int, float), w),
                    {str(k): CellScore.from_json(v) for k, v in cells.items()},
                    [CaseRecord.from_json(c) for c in _take(data, "cases", list, w)], notes,
                    [CellError.from_json(e) for e in _take(data, "cell_errors", list, w)],
-                   _take(data, "seconds", (int, float), w), _take(data, "fingerprint", str, w))
+                   _take(data, "seconds", (int, float), w), _take(data, "fingerprint", str, w),
+                   [Diagnosis.from_json(d) for d in diagnoses[:MAX_DIAGNOSES]])
 
     def failed_cases(self) -> list[CaseRecord]:
         return [c for c in self.cases if not c.passed]
+
+    def listed_failures(self) -> list[CaseRecord]:
+        """The failed cases the feedback lists one by one: all but the voided validation cases."""
+        return [c for c in self.cases if not c.passed and not c.voided]
+
+    def voided_groups(self) -> list[dict[str, Any]]:
+        """Validation cases voided by the "valid cases first" rule, one group per function: the case ids, their
+        points and why they count nothing (the grader's words, from the first case's reason)."""
+        groups: dict[str, dict[str, Any]] = {}
+        for c in self.cases:
+            if c.voided:
+                g = groups.setdefault(c.function, {"function": c.function, "cases": [], "points": 0.0, "why": ""})
+                g["cases"].append(c.id)
+                g["points"] += c.points
+                if not g["why"] and "但它" in c.result.reason:
+                    g["why"] = c.result.reason.split("但它", 1)[1].split("：", 1)[0]
+        return list(groups.values())
+
+    def unexplained_functions(self) -> list[str]:
+        """Functions that failed a case (voided validation cases aside) and that no diagnosis names."""
+        named = {d.function for d in self.diagnoses}
+        out: list[str] = []
+        for c in self.listed_failures():
+            if c.function not in named and c.function not in out:
+                out.append(c.function)
+        return out

@@ -43,7 +43,9 @@ UNIT_SECONDS = {
     "tests/autograder/test_grade_e2e.py": 46, "tests/autograder/test_jupyterlab.py": 44,
     "tests/book/test_quiz_browser.py": 27, "tests/demo/test_app_browser.py": 25, "tests/book/test_publishing.py": 25,
     "tests/autograder/test_redteam.py": 25, "tests/exercises/test_notebooks_run.py": 18,
-    "tests/book/test_rendered_text.py": 14,
+    "tests/book/test_rendered_text.py": 14, "tests/autograder/test_diagnosis_e2e.py": 85,
+    "tests/autograder/test_unprivileged_grader.py": 200, "tests/book/test_navigation_browser.py": 90,
+    "tests/book/test_phone_layout.py": 80, "tests/service/test_policy.py": 20, "tests/service/test_hostile.py": 80,
 }
 
 

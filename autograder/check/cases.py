@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..model import CaseResult, Limits, Outcome
 from ..sandbox import SandboxBroken, Session
 from .compare import compare
+from .diagnose import Observed
 from .expected import expected_for
 from .prepare import UNAVAILABLE_MODULES
 from .render import show, show_call, show_exc
@@ -50,8 +49,9 @@ def _unavailable_use(exc: dict, skipped: set[str]) -> str | None:
 
 
 def check_call(session: Session, case: Case, args: tuple, kwargs: dict, limits: Limits,
-               skipped: frozenset[str] = frozenset()) -> tuple[CaseResult, Any]:
-    """Call the student's function on one input and compare with the reference: the result and the value.
+               skipped: frozenset[str] = frozenset()) -> tuple[CaseResult, Observed]:
+    """Call the student's function on one input and compare with the reference: the result and what the
+    function did (for :mod:`.diagnose`).
 
     ``skipped``: names whose top-level import was skipped (:func:`.prepare.skip_unavailable_imports`).
     """
@@ -60,23 +60,26 @@ def check_call(session: Session, case: Case, args: tuple, kwargs: dict, limits: 
     out = session.call(case.function, list(args), kwargs)
     expected_text = f"抛出 ValueError（{exp_exc}）" if exp_exc is not None else show(expected)
     if out.failure:
-        return CaseResult(False, call_text, expected_text, "—", failure_reason(out, limits)), None
+        return CaseResult(False, call_text, expected_text, "—", failure_reason(out, limits)), Observed("failed")
     if out.exc is not None:
+        raised = Observed("raised", mro=tuple(str(m) for m in out.exc.get("mro", [])))
         if exp_exc is not None and _exc_matches(exp_exc, out.exc):
-            return CaseResult(True, call_text), None
+            return CaseResult(True, call_text), raised
         if out.exc.get("type") == "NameError" and f"没有定义函数 {case.function}" in out.exc.get("msg", ""):
-            return CaseResult(False, call_text, expected_text, "—", f"笔记本中没有定义函数 {case.function}"), None
+            return CaseResult(False, call_text, expected_text, "—", f"笔记本中没有定义函数 {case.function}"), Observed("failed")
         unavailable = _unavailable_use(out.exc, skipped)
         if unavailable:
-            return CaseResult(False, call_text, expected_text, show_exc(out.exc), unavailable, out.exc.get("tb", "")), None
+            return (CaseResult(False, call_text, expected_text, show_exc(out.exc), unavailable, out.exc.get("tb", "")),
+                    Observed("failed"))
         reason = "抛出了错误类型的异常（应为 ValueError）" if exp_exc is not None else "参考实现正常返回，而你的函数抛出了异常"
-        return CaseResult(False, call_text, expected_text, show_exc(out.exc), reason, out.exc.get("tb", "")), None
+        return CaseResult(False, call_text, expected_text, show_exc(out.exc), reason, out.exc.get("tb", "")), raised
+    seen = Observed("value", out.value)
     if exp_exc is not None:
-        return CaseResult(False, call_text, expected_text, show(out.value), "应当抛出 ValueError，但函数正常返回了"), None
+        return CaseResult(False, call_text, expected_text, show(out.value), "应当抛出 ValueError，但函数正常返回了"), seen
     why = compare(expected, out.value)
     if why:
-        return CaseResult(False, call_text, expected_text, show(out.value), why), None
-    return CaseResult(True, call_text), out.value
+        return CaseResult(False, call_text, expected_text, show(out.value), why), seen
+    return CaseResult(True, call_text), seen
 
 
 def run_case(session: Session, case: Case, limits: Limits, skipped: frozenset[str] = frozenset()) -> CaseResult:
@@ -85,25 +88,46 @@ def run_case(session: Session, case: Case, limits: Limits, skipped: frozenset[st
     Whatever the student's value does to the judging (an integer beyond every float, a structure the
     rendering cannot handle ...), the case ends with a result: judging errors fail the case with the reason.
     """
+    return run_case_observed(session, case, limits, skipped)[0]
+
+
+def run_case_observed(session: Session, case: Case, limits: Limits,
+                      skipped: frozenset[str] = frozenset()) -> tuple[CaseResult, list[Observed]]:
+    """:func:`run_case`, and what the function did on each call made (a property case stops at its first
+    failing call)."""
+    seen: list[Observed] = []
     try:
-        return _run_case(session, case, limits, skipped)
+        return _run_case(session, case, limits, skipped, seen), seen
     except SandboxBroken:
         raise  # the machine, not the student: never a grade
     except Exception as exc:  # noqa: BLE001 - a value the judging cannot handle fails only this case
         return CaseResult(False, show_call(case.function, case.args, case.kwargs) if case.kind == "ref" else "", "", "",
-                          f"评分程序无法判断这个返回值（{type(exc).__name__}），此用例不得分")
+                          f"评分程序无法判断这个返回值（{type(exc).__name__}），此用例不得分"), seen + [Observed("failed")]
 
 
-def _run_case(session: Session, case: Case, limits: Limits, skipped: frozenset[str]) -> CaseResult:
+def _property_calls(case: Case, made: int, failed: bool) -> str:
+    """Every call of a property case, numbered, with what became of it (two property cases on the same data
+    differ in the inputs of their later calls: the student sees which call went wrong)."""
+    lines = []
+    for i, (args, kwargs) in enumerate(case.calls):
+        state = "未运行" if i >= made else "未通过" if failed and i == made - 1 else "与参考实现一致"
+        lines.append(f"第 {i + 1} 次调用（{state}）：{show_call(case.function, args, kwargs)}")
+    return "\n".join(lines)
+
+
+def _run_case(session: Session, case: Case, limits: Limits, skipped: frozenset[str], seen: list[Observed]) -> CaseResult:
     if case.kind == "ref":
-        return check_call(session, case, case.args, case.kwargs, limits, skipped)[0]
+        res, observed = check_call(session, case, case.args, case.kwargs, limits, skipped)
+        seen.append(observed)
+        return res
     values = []
     for args, kwargs in case.calls:
-        res, value = check_call(session, case, args, kwargs, limits, skipped)
+        res, observed = check_call(session, case, args, kwargs, limits, skipped)
+        seen.append(observed)
         if not res.passed:
-            return res
-        values.append(value)
+            return CaseResult(False, _property_calls(case, len(seen), True), res.expected, res.got, res.reason, res.traceback)
+        values.append(observed.value)
     why = case.relation(values) if case.relation else None
     if why:
-        return CaseResult(False, show_call(case.function, case.calls[0][0], case.calls[0][1]), "", "", why)
+        return CaseResult(False, _property_calls(case, len(seen), False), "", "", why)
     return CaseResult(True)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..model import CaseRecord, CaseResult, CellError, CellScore, Limits, SetupReport, SubmissionResult, clip
+from ..model import CaseRecord, CaseResult, CellError, CellScore, Diagnosis, Limits, SetupReport, SubmissionResult, clip
 from ..sandbox import SandboxBroken, Session
-from .cases import run_case
+from .cases import run_case_observed
+from .diagnose import Observed, diagnose
 from .expected import expects_error
 from .mutant_runs import run_mutants
 from .prepare import cell_label, prepare
@@ -49,6 +50,7 @@ def _grade(assignment: Assignment, source: Path, submission: Path | None, studen
            limits: Limits, t0: float) -> tuple[SubmissionResult, float]:
     deadline = t0 + limits.submission_timeout
     results: dict[str, CaseResult] = {}
+    observed: dict[str, list[Observed]] = {}
     notes: list[str] = []
     cell_errors: list[CellError] = []
     start_seconds = 0.0
@@ -76,7 +78,7 @@ def _grade(assignment: Assignment, source: Path, submission: Path | None, studen
                 session = Session(prepared.cells, submission, sandbox=sandbox, limits=limits, deadline=deadline)
                 try:
                     for case in todo:
-                        results[case.id] = run_case(session, case, limits, skipped)
+                        results[case.id], observed[case.id] = run_case_observed(session, case, limits, skipped)
                 finally:
                     session.close()
                 report, start_seconds, out_of_time = session.report, session.start_seconds, session.report.out_of_time
@@ -85,15 +87,22 @@ def _grade(assignment: Assignment, source: Path, submission: Path | None, studen
             if out_of_time:
                 notes.append(f"这份提交的评分总时间超过上限（{limits.submission_timeout:g} 秒，多为反复超时的单元或调用），"
                              "其余用例未能运行，计 0 分。")
-    _gate_validation(assignment, results)
-    return _scored(assignment, student, results, notes, cell_errors, time.monotonic() - t0), start_seconds
+    voided = _gate_validation(assignment, results)
+    try:
+        diagnoses = diagnose(assignment, results, observed) if observed else []
+    except Exception:  # noqa: BLE001 - naming a mistake is advice: a fault there must not cost the grade
+        diagnoses = []
+        notes.append("评分程序未能分析这次提交的错误属于哪一类（不影响得分）。")
+    return (_scored(assignment, student, results, notes, cell_errors, time.monotonic() - t0, voided, diagnoses),
+            start_seconds)
 
 
-def _gate_validation(assignment: Assignment, results: dict[str, CaseResult]) -> None:
+def _gate_validation(assignment: Assignment, results: dict[str, CaseResult]) -> set[str]:
     """Rejecting bad input counts only for a function that also computes: a validation case passes only if its
     function passes its basic valid-input cases (:meth:`Assignment.basic_cases`) AND at least half of its other
     valid-input cases (the visible answers are known to every student: a lookup table of them must not unlock
-    the validation points)."""
+    the validation points).  Returns the ids of the validation cases voided this way."""
+    voided: set[str] = set()
     for fn in assignment.functions:
         basic = assignment.basic_cases(fn, expects_error)
         valid = [c for c in assignment.cases if c.function == fn and c.kind != "mutant" and not expects_error(c)
@@ -109,6 +118,8 @@ def _gate_validation(assignment: Assignment, results: dict[str, CaseResult]) -> 
                 r = results[case.id]
                 results[case.id] = CaseResult(False, r.call, r.expected, r.got,
                                               f"函数拒绝了这个非法输入，但它{why}：只有在函数能正确计算时，拒绝非法输入的用例才计分")
+                voided.add(case.id)
+    return voided
 
 
 def _setup_notes(report: SetupReport, cell_errors: list[CellError]) -> list[str]:
@@ -127,7 +138,8 @@ def _setup_notes(report: SetupReport, cell_errors: list[CellError]) -> list[str]
 
 
 def _scored(assignment: Assignment, student: str, results: dict[str, CaseResult], notes: list[str],
-            cell_errors: list[CellError], seconds: float) -> SubmissionResult:
+            cell_errors: list[CellError], seconds: float, voided: set[str] = frozenset(),
+            diagnoses: list[Diagnosis] | None = None) -> SubmissionResult:
     cells: dict[str, CellScore] = {}
     records = []
     for case in assignment.cases:
@@ -136,7 +148,7 @@ def _scored(assignment: Assignment, student: str, results: dict[str, CaseResult]
         cell.max_score += case.points
         cell.score += case.points if r.passed else 0
         records.append(CaseRecord(case.id, case.cell, case.points, case.function, case.description,
-                                  not case.cell.endswith("_visible"), r))
+                                  not case.cell.endswith("_visible"), r, case.id in voided))
     score = sum(c.score for c in cells.values())
     return SubmissionResult(student, assignment.name, score, float(assignment.max_score()), cells, records, notes,
-                            cell_errors, round(seconds, 3))
+                            cell_errors, round(seconds, 3), diagnoses=list(diagnoses or []))

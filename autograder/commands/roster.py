@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..service.accounts import enroll
-from ..service.database import Database
+from ..service.database import Database, keep_private
 from ..service.roster import RosterError, Student, instructor_code, read_roster, reset_code, write_codes
 from ..store.urls import database_url
 
@@ -19,7 +19,7 @@ class CannotRoster(RuntimeError):
 
 def database(args: argparse.Namespace) -> tuple[Database, str]:
     data = Path(args.data).resolve()
-    data.mkdir(parents=True, exist_ok=True)
+    keep_private(data)  # 0700 folder, 0600 database files, umask 077
     url = database_url(args.db, data)
     db = Database(url)
     db.create()

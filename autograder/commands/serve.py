@@ -13,7 +13,7 @@ from pathlib import Path
 from ..check import all_assignments
 from ..service import sessions
 from ..service.service import Service
-from ..service.database import Database
+from ..service.database import Database, keep_private
 from ..service.dispatcher import Dispatcher
 from ..service.policy import PolicyError, load_policy
 from ..service.queue import Queue
@@ -22,6 +22,7 @@ from ..service.uploads import notebook_rules
 from ..store.urls import database_url
 from .grading import generate_changed, grading_setup, lock_folder
 from ..service.web.app import make_app
+from ..service.web.forms import BodyTime
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -59,7 +60,7 @@ def serve(args: argparse.Namespace) -> int:
 
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     data = Path(args.data).resolve()
-    data.mkdir(parents=True, exist_ok=True)
+    keep_private(data)  # 0700 folder, 0600 database files, umask 077
     known = all_assignments()
     config = Path(args.config) if args.config else (data / "course.yml" if (data / "course.yml").is_file() else None)
     try:
@@ -108,12 +109,15 @@ def serve(args: argparse.Namespace) -> int:
         yield
         dispatcher.stop()
 
+    if not (0 < args.body_grace <= 600 and 0 < args.body_min_rate):
+        raise CannotServe("--body-grace 应在 0 到 600 秒之间，--body-min-rate 应大于 0")
+    body_time = BodyTime(grace=args.body_grace, min_rate=args.body_min_rate * 1024)
     config_kw = dict(host=args.host, port=args.port, lifespan="on", log_level="warning", access_log=args.access_log,
                      server_header=False, timeout_keep_alive=5, h11_max_incomplete_event_size=16384,
                      limit_concurrency=args.max_connections,
                      proxy_headers=bool(args.forwarded_allow_ips), forwarded_allow_ips=args.forwarded_allow_ips or "")
     try:
-        uvicorn.Server(uvicorn.Config(make_app(service, lifespan=lifespan), **config_kw)).run()
+        uvicorn.Server(uvicorn.Config(make_app(service, lifespan=lifespan, body_time=body_time), **config_kw)).run()
     finally:
         db.dispose()
         if lock is not None:

@@ -8,7 +8,9 @@ against this package.  One module per idea:
 * :mod:`.threshold_metrics` -- confusion matrix and fixed-threshold metrics;
 * :mod:`.ranking` -- ROC, AUC, PR and AP on one sort-and-scan kernel, and d';
 * :mod:`.probability` -- Brier score, log loss, calibration curve and ECE;
-* :mod:`.decision` -- prior-corrected precision, expected cost, threshold choice.
+* :mod:`.decision` -- prior-corrected precision, expected cost, threshold choice;
+* :mod:`.intervals` -- confidence intervals for a proportion, AUC and AP, and
+  DeLong's paired test of two AUCs.
 
 Names shared with scikit-learn mean what they mean there, so that code written
 the scikit-learn way never silently computes something else:
@@ -28,6 +30,7 @@ scikit-learn counterpart (``tests/reference`` asserts each difference).
 
 from ._validation import UndefinedMetricError
 from .decision import ThresholdChoice, choose_threshold, expected_cost, prevalence_corrected_precision
+from .intervals import ConfidenceInterval, DelongTest, ap_ci, auc_ci, delong_test, proportion_ci
 from .probability import (
     CalibrationCurve,
     brier_baseline,
@@ -76,4 +79,10 @@ __all__ = [
     "prevalence_corrected_precision",
     "expected_cost",
     "choose_threshold",
+    "ConfidenceInterval",
+    "DelongTest",
+    "proportion_ci",
+    "auc_ci",
+    "ap_ci",
+    "delong_test",
 ]

@@ -559,6 +559,11 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike) -> float:
     0.8333333333333333
     """
     positive, scores, n_pos, n_neg = _validated(y_true, y_score)
+    return _average_precision(positive, scores, n_pos, n_neg)
+
+
+def _average_precision(positive: np.ndarray, scores: np.ndarray, n_pos: int, n_neg: int) -> float:
+    """AP of validated input over the kernel's counts (shared with the bootstrap of :mod:`.intervals`)."""
     _, all_tps, fps, _, _ = _binary_clf_curve(positive, scores, n_pos, n_neg, with_values=False)
     tps = all_tps[:-1]
     d_tp = tps - all_tps[1:]  # positives entering with each tie group

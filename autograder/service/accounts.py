@@ -19,7 +19,7 @@ import sqlalchemy as sa
 
 from . import codes
 from .codes import Account
-from .database import ACCOUNTS, LOGIN_FAILURES, Database
+from .database import ACCOUNTS, ENDED_SESSIONS, LOGIN_FAILURES, Database
 from .errors import NotFound, NotSignedIn, TooMany
 from .policy import CoursePolicy
 from .roster import Student, import_students, reset_code
@@ -98,13 +98,25 @@ class Accounts:
             wait = max(1, int(min(times) + window - now + 0.999))
             raise TooMany(f"错误的访问码尝试过多，请 {wait} 秒后再试", retry_after=wait)
 
-    def of_session(self, account_id: int, code_id: str) -> Account:
-        """The account of a session made with code ``code_id`` (:class:`NotSignedIn` once the code was replaced)."""
+    def of_session(self, account_id: int, code_id: str, nonce: str | None = None) -> Account:
+        """The account of a session made with code ``code_id`` (:class:`NotSignedIn` once the code was replaced,
+        or once the session ``nonce`` was signed out, :meth:`end_session`)."""
         with self.db.read() as con:
             row = self._row(con, ACCOUNTS.c.id == account_id)
-        if row is None or row.code_id != code_id:
+            ended = nonce is not None and con.execute(
+                sa.select(ENDED_SESSIONS.c.nonce).where(ENDED_SESSIONS.c.nonce == nonce)).first() is not None
+        if row is None or row.code_id != code_id or ended:
             raise NotSignedIn(EXPIRED)
         return _account(row)
+
+    def end_session(self, nonce: str, expires: float) -> None:
+        """Sign a session out on the server: its cookie (kept or copied) is refused from now on.  Rows are kept
+        until the cookie would have expired anyway."""
+        with self.db.write() as con:
+            con.execute(sa.delete(ENDED_SESSIONS).where(ENDED_SESSIONS.c.expires < self.clock()))
+            known = con.execute(sa.select(ENDED_SESSIONS.c.nonce).where(ENDED_SESSIONS.c.nonce == nonce)).first()
+            if known is None:
+                con.execute(sa.insert(ENDED_SESSIONS).values(nonce=nonce, expires=expires))
 
     # ---- the roster
 

@@ -8,6 +8,7 @@
 * ``service_counting`` - per student and assignment, which attempt counts (the one the nbgrader gradebook
   holds); its score is that submission's (:func:`.counting.effective_score`), never stored a second time;
 * ``service_login_failures`` - wrong access codes per client address (rate limit);
+* ``service_ended_sessions`` - sessions signed out before their expiry (their nonce), refused from then on;
 * ``service_overrides`` - an instructor's exceptions for one student and assignment: a later deadline, extra attempts;
 * ``service_regrades`` - regrades an instructor asked for (which submissions, when), for their progress;
 * ``service_meta`` - small settings (the policy digest the gradebook was settled with).
@@ -19,9 +20,11 @@ LOCKED`` for the queue) and session advisory locks (:meth:`Database.pair_lock`).
 
 from __future__ import annotations
 
+import os
 import threading
 import zlib
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Iterator
 
 import sqlalchemy as sa
@@ -88,6 +91,12 @@ LOGIN_FAILURES = sa.Table(
     sa.Index("ix_service_login_failures", "address", "at"),
 )
 
+ENDED_SESSIONS = sa.Table(
+    "service_ended_sessions", META,
+    sa.Column("nonce", sa.String(64), primary_key=True),
+    sa.Column("expires", sa.Float, nullable=False, index=True),  # forgotten once the cookie would have expired
+)
+
 OVERRIDES = sa.Table(
     "service_overrides", META,
     sa.Column("student_id", sa.String(128), primary_key=True),
@@ -113,6 +122,24 @@ SETTINGS = sa.Table(
     sa.Column("key", sa.String(64), primary_key=True),
     sa.Column("value", sa.Text, nullable=False),
 )
+
+
+DB_FILES = ("gradebook.db", "gradebook.db-wal", "gradebook.db-shm", "gradebook.db-journal")
+
+
+def keep_private(data: Path) -> None:
+    """Make the data folder private to the service's user, from now on and for what is already there.
+
+    The process's umask becomes 077 (every file and folder the service creates from now on - the SQLite
+    database and its ``-wal``/``-shm`` files, submissions, keys - is the user's only); the folder is created
+    or set to 0700 and existing database files to 0600 (a folder made by an older version).
+    """
+    os.umask(0o077)
+    data.mkdir(parents=True, exist_ok=True, mode=0o700)
+    data.chmod(0o700)
+    for name in DB_FILES:
+        if (data / name).is_file():
+            (data / name).chmod(0o600)
 
 
 class Database:

@@ -45,5 +45,13 @@ class Unsupported(ServiceError):
     """A body in a form the service does not read (compressed)."""
 
 
+class TooSlow(ServiceError):
+    """A request body that did not arrive in its time (a grace period plus a minimum rate)."""
+
+
+class Busy(ServiceError):
+    """No room now (every upload slot taken, or the caller's share of them); ``retry_after`` says when to retry."""
+
+
 class TooMany(ServiceError):
     """A limit per time window is used up (attempts per 24 hours, wrong access codes)."""

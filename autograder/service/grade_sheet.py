@@ -53,11 +53,11 @@ def write(students: list[tuple[str, str]], assignments: dict[str, float | None],
         for assignment, top in assignments.items():
             r = counted.get((login, assignment))
             if r is None:
-                w.writerow([spreadsheet_text(login), spreadsheet_text(name), assignment, "",
+                w.writerow([spreadsheet_text(login), spreadsheet_text(name), spreadsheet_text(assignment), "",
                             "" if top is None else f"{top:g}", "", "", "", "", ""])
                 continue
             arrived = datetime.fromtimestamp(r.created_at, tz)
-            w.writerow([spreadsheet_text(login), spreadsheet_text(name), assignment, f"{r.score:g}", f"{r.max_score:g}",
+            w.writerow([spreadsheet_text(login), spreadsheet_text(name), spreadsheet_text(assignment), f"{r.score:g}", f"{r.max_score:g}",
                         arrived.strftime("%Y-%m-%d %H:%M:%S"), utc_offset(arrived), "yes" if r.late else "no",
                         f"{r.penalty:g}", f"{r.raw_score:g}"])
     return out.getvalue()

@@ -8,6 +8,7 @@ One entry per assignment that is open for submission::
         late: {penalty: 0.8, until: 2026-12-27T23:59:00+08:00}   # or: late: reject (default)
         attempts_per_24h: 5                   # graded attempts per rolling 24 hours
         feedback_before_deadline: cases       # full | cases | score
+        diagnoses_before_deadline: true       # name known misconceptions before the deadline (never under score)
         counts: best                          # best | last: the attempt the gradebook holds
 
 and a few service-wide limits (``upload_limit_mib``, ``login_failures``).  Every error names the key and
@@ -52,6 +53,7 @@ class AssignmentPolicy:
     attempts_per_24h: int
     feedback_before_deadline: str
     counts: str
+    diagnoses_before_deadline: bool = True
 
     def lateness(self, now: datetime) -> str:
         """``"on_time"``, ``"late"`` (accepted with the penalty) or ``"closed"`` (refused)."""
@@ -73,11 +75,16 @@ class AssignmentPolicy:
         end = self.last_moment()
         return "full" if end is not None and now > end else self.feedback_before_deadline
 
+    def shows_diagnoses(self, now: datetime) -> bool:
+        """Whether the feedback names known misconceptions now: always once it is ``full``, before that as configured."""
+        return self.feedback(now) == "full" or self.diagnoses_before_deadline
+
     def to_json(self) -> dict[str, Any]:
         iso = lambda t: t.isoformat() if t else None  # noqa: E731
         return {"name": self.name, "deadline": iso(self.deadline), "late_penalty": self.late_penalty,
                 "late_until": iso(self.late_until), "attempts_per_24h": self.attempts_per_24h,
-                "feedback_before_deadline": self.feedback_before_deadline, "counts": self.counts}
+                "feedback_before_deadline": self.feedback_before_deadline, "counts": self.counts,
+                "diagnoses_before_deadline": self.diagnoses_before_deadline}
 
 
 @dataclass(frozen=True)
@@ -124,7 +131,8 @@ def _int(value: Any, where: str, low: int, high: int) -> int:
 
 
 def _assignment(name: str, data: Any, where: str) -> AssignmentPolicy:
-    data = _keys(data or {}, {"deadline", "late", "attempts_per_24h", "feedback_before_deadline", "counts"}, where)
+    data = _keys(data or {}, {"deadline", "late", "attempts_per_24h", "feedback_before_deadline", "counts",
+                              "diagnoses_before_deadline"}, where)
     deadline = _time(data["deadline"], f"{where}.deadline") if data.get("deadline") is not None else None
     late = data.get("late", "reject")
     penalty = until = None
@@ -146,7 +154,10 @@ def _assignment(name: str, data: Any, where: str) -> AssignmentPolicy:
     if counts not in COUNTS:
         raise PolicyError(f"{where}.counts：应为 {' / '.join(COUNTS)} 之一，而不是 {counts!r}")
     attempts = _int(data.get("attempts_per_24h", DEFAULTS["attempts_per_24h"]), f"{where}.attempts_per_24h", 1, 1000)
-    return AssignmentPolicy(name, deadline, penalty, until, attempts, feedback, counts)
+    diagnoses = data.get("diagnoses_before_deadline", True)
+    if not isinstance(diagnoses, bool):
+        raise PolicyError(f"{where}.diagnoses_before_deadline：应为 true 或 false，而不是 {diagnoses!r}")
+    return AssignmentPolicy(name, deadline, penalty, until, attempts, feedback, counts, diagnoses)
 
 
 def parse_policy(data: Any, known: list[str], where: str = "course.yml") -> CoursePolicy:

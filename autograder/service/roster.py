@@ -16,6 +16,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from ..store.grades import spreadsheet_text
 from . import codes
 from .database import ACCOUNTS, Database
 from .errors import Invalid
@@ -132,10 +133,10 @@ def write_codes(path: Path, issued: list[tuple[Student, str]]) -> None:
 
 
 def codes_csv(issued: list[tuple[Student, str]]) -> str:
-    """The text of ``CODES.csv``: a header and one row per new code."""
+    """The text of ``CODES.csv``: a header and one row per new code (text cells neutralised for spreadsheets)."""
     out = io.StringIO()
     w = csv.writer(out)
     w.writerow(["student_id", "name", "email", "code"])
     for s, code in issued:
-        w.writerow([s.student_id, s.name, s.email, code])
+        w.writerow([spreadsheet_text(v) for v in (s.student_id, s.name, s.email, code)])
     return out.getvalue()

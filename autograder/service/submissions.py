@@ -118,6 +118,7 @@ class Attempt:
     shown: str
     policy_text: str
     settled: bool = True  # False: graded, the counting attempt not yet chosen again (the page keeps polling)
+    show_diagnoses: bool = True  # the named misconceptions of the feedback (course.yml diagnoses_before_deadline)
 
 
 class Submissions:
@@ -224,14 +225,23 @@ class Submissions:
             return "full"
         return policy.feedback(utc(now))
 
-    def feedback(self, account: Account, row) -> tuple[str, SubmissionResult, str]:
-        """``(title, result as it counts, what to show)`` of a graded submission (:class:`NotReady` before)."""
+    def shows_diagnoses(self, viewer: Account | None, policy: AssignmentPolicy | None, now: float) -> bool:
+        """Whether the feedback names the misconceptions it recognised (always once the full feedback is shown;
+        before that as the course's ``diagnoses_before_deadline`` says; never under the ``score`` policy)."""
+        shown = self.shown_feedback(viewer, policy, now)
+        return shown == "full" or (shown != "score" and policy is not None and policy.shows_diagnoses(utc(now)))
+
+    def feedback(self, account: Account, row) -> tuple[str, SubmissionResult, str, bool]:
+        """``(title, result as it counts, what to show, whether diagnoses are named)`` of a graded submission
+        (:class:`NotReady` before)."""
         if row.status != "graded":
             raise NotReady("这份提交还没有评分完成" if row.status in ("queued", "grading") else
                            f"这份提交未能评分：{row.error or ''}")
         result = with_penalty(SubmissionResult.from_json(json.loads(row.result_json)), row.penalty)
         policy = self.policy_for(row.student_id, row.assignment) if row.assignment in self.course.assignments else None
-        return self.title(row.assignment), result, self.shown_feedback(account, policy, self.clock())
+        now = self.clock()
+        return (self.title(row.assignment), result, self.shown_feedback(account, policy, now),
+                self.shows_diagnoses(account, policy, now))
 
     def listing(self, account: Account, assignment: str | None, student: str | None) -> list:
         """The caller's submissions, newest first (an instructor's: everyone's, or ``student``'s)."""
@@ -257,6 +267,7 @@ class Submissions:
             queued = con.execute(sa.select(S.c.created_at).where(S.c.status == "queued").order_by(S.c.created_at)).scalars().all()
         counting_id = counting[0].id if counting else None
         shown = self.shown_feedback(viewer, policy, now)
+        named = self.shows_diagnoses(viewer, policy, now)
         out = []
         for number, row in enumerate(rows, 1):
             graded = row.status == "graded"
@@ -267,7 +278,7 @@ class Submissions:
                                row.graded_at if row.status in ("graded", "failed") else None, row.filename, bool(row.late),
                                row.penalty, s.score, s.raw_score, s.max_score, row.error if row.status == "failed" else None,
                                position, row.id == counting_id, result, shown, FEEDBACK_POLICIES[shown],
-                               bool(row.settled)))
+                               bool(row.settled), named))
         out.reverse()
         return out
 

@@ -37,12 +37,13 @@ class GradeRow:
     def cells(self) -> list[str]:
         late = "" if self.late is None else ("yes" if self.late else "no")
         when = self.submitted_at.strftime("%Y-%m-%d %H:%M:%S") if self.submitted_at else ""
-        return [self.student, spreadsheet_text(self.display_name), self.assignment, f"{self.score:g}", f"{self.max_score:g}", when,
-                self.time_source, late, spreadsheet_text(self.file)]
+        return [spreadsheet_text(self.student), spreadsheet_text(self.display_name), spreadsheet_text(self.assignment),
+                f"{self.score:g}", f"{self.max_score:g}", when, self.time_source, late, spreadsheet_text(self.file)]
 
 
 def spreadsheet_text(value: str) -> str:
-    """A cell a spreadsheet shows as text, never evaluates."""
+    """A cell a spreadsheet shows as text, never evaluates: one beginning with ``=``, ``+``, ``-``, ``@``, a tab
+    or a carriage return gets a leading ``'`` (every CSV the project writes passes its text cells through here)."""
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 

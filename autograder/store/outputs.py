@@ -56,8 +56,13 @@ class OutputFolder:
                       not_graded: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """``summary.json`` and ``summary.html`` over these results, with the files this run did not grade."""
         data = report.summary(titles, results)
+        links = {}
+        for r in results:
+            pages = sorted((self.root / "feedback" / r.student / r.assignment).glob("*.html"))
+            if pages:
+                links[(r.student, r.assignment)] = pages[0].relative_to(self.root).as_posix()
         write_atomic(self.root / "summary.json", json.dumps(data, ensure_ascii=False, indent=1))
-        write_atomic(self.root / "summary.html", report.summary_html(data, not_graded))
+        write_atomic(self.root / "summary.html", report.summary_html(data, not_graded, links))
         return data
 
     def write_run(self, stats: dict[str, Any]) -> None:

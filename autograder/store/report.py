@@ -6,14 +6,18 @@ controls (names, messages, tracebacks, values) is ever rendered as markup.
 
 from __future__ import annotations
 
+import os
+import re
 import statistics
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import yaml
 
 from ..model import SubmissionResult
+from .class_figures import assignment_figures
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -49,21 +53,41 @@ FEEDBACK_POLICIES = {
 }
 
 
-def feedback_html(title: str, result: SubmissionResult, policy: str = "full") -> str:
+@lru_cache(maxsize=1)
+def default_book_url() -> str:
+    """The book's address from the deployment setting (``COURSE_SITE_CONFIG``, else the repository's
+    ``deploy/local.yml``); empty when neither is there (the feedback then names the section without a link)."""
+    path = os.environ.get("COURSE_SITE_CONFIG") or str(Path(__file__).resolve().parents[2] / "deploy" / "local.yml")
+    try:
+        url = (yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}).get("site_url", "")
+    except (OSError, yaml.YAMLError, AttributeError):
+        return ""
+    return url if isinstance(url, str) and re.match(r"https?://", url) else ""
+
+
+def feedback_html(title: str, result: SubmissionResult, policy: str = "full", *, diagnoses: bool = True,
+                  book_url: str | None = None) -> str:
     """The student's feedback page for one graded submission, cut to what ``policy`` shows.
 
     ``full``: every case with its input, the expected and the returned value and the traceback;
     ``cases``: which cases passed, without inputs or values (before a deadline: hidden inputs cannot be
-    read back through the feedback); ``score``: the scores only.
+    read back through the feedback); ``score``: the scores only.  Under ``full`` and ``cases`` a block per
+    diagnosed function comes first (a known misconception: explanation, hint, book section, the failed cases
+    it accounts for; it shows no input), unless ``diagnoses`` is False (a course's choice before the deadline).
+    ``book_url``: the book's address for the section links (default :func:`default_book_url`).
     """
     if policy not in FEEDBACK_POLICIES:
         raise ValueError(f"unknown feedback policy {policy!r}")
-    return environment().get_template("feedback.html").render(title=title, r=result, policy=policy,
-                                                       policy_text=FEEDBACK_POLICIES[policy])
+    base = default_book_url() if book_url is None else book_url
+    return environment().get_template("feedback.html").render(
+        title=title, r=result, policy=policy, policy_text=FEEDBACK_POLICIES[policy],
+        show_diagnoses=diagnoses and policy != "score", book_url=base.rstrip("/") + "/" if base else "")
 
 
 def summary(titles: dict[str, str], results: list[SubmissionResult]) -> dict[str, Any]:
-    """Per assignment: scores (mean, median, a 10-bin histogram) and, per hidden case, the share of students who failed it.
+    """Per assignment: scores (mean, median, a 10-bin histogram), per hidden case the share of students who failed
+    it, and :func:`.class_figures.assignment_figures` (students per misconception, case difficulty and
+    discrimination, groups of identical wrong results worth a look).
 
     ``titles`` maps each assignment to report (in that order) to its title; assignments without results are left out.
     """
@@ -84,13 +108,19 @@ def summary(titles: dict[str, str], results: list[SubmissionResult]) -> dict[str
             fails[case.id] = {"failed": n_fail, "students": len(rs), "share": n_fail / len(rs), "description": case.description}
         scores = [r.score for r in rs]
         out[name] = {"title": title, "students": len(rs), "max_score": max_score, "mean": statistics.fmean(scores),
-                     "median": statistics.median(scores), "histogram": hist, "hidden_case_failure": fails}
+                     "median": statistics.median(scores), "histogram": hist, "hidden_case_failure": fails,
+                     **assignment_figures(rs)}
     return out
 
 
-def summary_html(data: dict[str, Any], not_graded: list[dict[str, Any]] | None = None) -> str:
+def summary_html(data: dict[str, Any], not_graded: list[dict[str, Any]] | None = None,
+                 feedback_links: dict[tuple[str, str], str] | None = None, book_url: str | None = None) -> str:
     """The instructor's summary page of :func:`summary`'s data, and the files of this run that were not graded
-    (``{"file", "reason", "problem"}``; problems first)."""
+    (``{"file", "reason", "problem"}``; problems first).  ``feedback_links`` maps (student, assignment) to the
+    address of the student's feedback page, relative to the summary page (students without one are not linked)."""
     rows = sorted(not_graded or [], key=lambda n: not n["problem"])
+    base = default_book_url() if book_url is None else book_url
     return environment().get_template("summary.html").render(data=data, not_graded=rows,
-                                                      problems=sum(1 for n in rows if n["problem"]))
+                                                      problems=sum(1 for n in rows if n["problem"]),
+                                                      links=feedback_links or {},
+                                                      book_url=base.rstrip("/") + "/" if base else "")

@@ -38,6 +38,12 @@ def _configure(app: Sphinx, config: Any) -> None:
         logger.info("django-static-mathjax is not installed: MathJax is loaded from the Sphinx default CDN")
         return
     config.mathjax_path = f"{TARGET}/{COMPONENT}"
+    # Formulas at the size of the text around them.  By default MathJax scales them to match the
+    # surrounding font's x-height, which in a Chinese font is large: formulas came out 27% larger than
+    # the text and wider than a phone's column.
+    options = dict(config.mathjax3_config or {})
+    options["chtml"] = {"matchFontHeight": False, **dict(options.get("chtml") or {})}
+    config.mathjax3_config = options
 
 
 def _copy(app: Sphinx, exception: Exception | None) -> None:

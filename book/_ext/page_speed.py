@@ -12,14 +12,18 @@ After an HTML build, every page is rewritten once (idempotent):
 * the other scripts of the head (doctools, clipboard, copy and toggle buttons, translations, ...) no
   longer block the first paint: they get ``defer`` (they keep their order and still run before
   ``DOMContentLoaded``; the inline settings between them are plain variables read later).  Only
-  ``documentation_options.js`` stays synchronous: an inline script right after it writes to it;
+  ``documentation_options.js`` stays synchronous: an inline script right after it writes to it.
+  ``translations.js`` (the Chinese interface strings) moves up to right after ``doctools.js``: a deferred
+  script runs when the document is no longer "loading", so ``sphinx_highlight.js`` builds its
+  "隐藏搜索结果" link at once, and the translations must be in place before it;
 * MathJax typesets lazily on the site (its ``ui/lazy`` component): a formula is typeset when it comes
   near the viewport, so a page with many formulas does not spend seconds of a phone's CPU on the ones
   below the fold.  Every formula still gets its ``mjx-container`` at once, and MathJax typesets all of
   them before printing (the PDF edition calls ``lazyTypesetAll`` before it prints);
 * figures (``_images/*.png``) load lazily (``loading="lazy"``), with their pixel size as ``width`` and
   ``height`` so that the page does not jump when they arrive: a phone downloads only the figures the
-  reader scrolls to.
+  reader scrolls to.  Figures of several panels side by side are marked ``data-wide``: on a phone they
+  keep a readable width and scroll sideways (``course.css``).
 """
 
 from __future__ import annotations
@@ -35,13 +39,15 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 #: Bump when the rewriting below changes: pages already written are then written (and rewritten) again.
-VERSION = "3"
+VERSION = "5"
 
 ICONS_CSS = "course-speed.css"  # the icons and the sizing rule of lazy figures
 FONTAWESOME_TAG = re.compile(r'<script defer src="(?P<prefix>[^"]*?)_static/scripts/fontawesome\.js[^"]*"></script>')
 SEARCH_TAGS = re.compile(r'\s*<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)"></script>')
 BLOCKING_SCRIPT = re.compile(r'<script (?![^>]*\b(?:defer|async|type=)[^>]*>)([^>]*\bsrc="(?![^"]*documentation_options\.js)[^"]+"[^>]*)></script>')
 FIGURE_IMG = re.compile(r'<img (?![^>]*\bloading=)([^>]*?\bsrc="(?P<src>[^"]*_images/[^"]+\.png)"[^>]*?)\s*/?>')
+DOCTOOLS_TAG = re.compile(r'<script [^>]*src="[^"]*_static/doctools\.js[^"]*"></script>')
+TRANSLATIONS_TAG = re.compile(r'\s*<script [^>]*src="[^"]*_static/translations\.js[^"]*"></script>')
 ICON_CLASS = re.compile(r"\bfa-([a-z0-9]+(?:-[a-z0-9]+)*)")
 _ICON_DEF = re.compile(r'(?:"([a-z0-9-]+)"|\b([a-z][a-z0-9]*)):\[(\d+),(\d+),\[[^\]]*\],"[0-9a-f]+","(M[^"]+)"\]')
 _NOT_ICONS = {"solid", "regular", "brands", "lg", "xs", "sm", "xl", "2x", "3x", "fw", "spin", "flip-horizontal"}
@@ -100,6 +106,12 @@ def png_size(path: Path) -> tuple[int, int] | None:
     return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
 
 
+def is_wide_figure(width: int, height: int) -> bool:
+    """A figure of several panels side by side: on a phone it keeps a readable width and scrolls
+    sideways in its output box (``course.css``) instead of shrinking to a third of its size."""
+    return width >= 900 and width >= 1.4 * height
+
+
 def lazy_figures(html: str, page: Path) -> str:
     """``loading="lazy"``, ``decoding="async"`` and the pixel size on every figure image of a page."""
 
@@ -109,9 +121,24 @@ def lazy_figures(html: str, page: Path) -> str:
         extra = ' loading="lazy" decoding="async" data-size="intrinsic"'
         if size and "width=" not in attrs and "height=" not in attrs:
             extra += f' width="{size[0]}" height="{size[1]}"'
+            if is_wide_figure(*size):
+                extra += ' data-wide="true"'
         return f"<img {attrs}{extra} />"
 
     return FIGURE_IMG.sub(one, html)
+
+
+def translations_first(head: str) -> str:
+    """``head`` with the ``translations.js`` tag moved to right after the ``doctools.js`` tag (it defines
+    ``Documentation.addTranslations``), before every script that may look a string up at once."""
+    translations = TRANSLATIONS_TAG.search(head)
+    if translations is None:
+        return head
+    without = head[:translations.start()] + head[translations.end():]
+    doctools = DOCTOOLS_TAG.search(without)
+    if doctools is None:
+        return head
+    return without[:doctools.end()] + translations.group(0) + without[doctools.end():]
 
 
 def _lighten(app: Sphinx, exception: Exception | None) -> None:
@@ -138,7 +165,7 @@ def _lighten(app: Sphinx, exception: Exception | None) -> None:
         if page.name != "search.html" or page.parent != outdir:
             new = SEARCH_TAGS.sub("", new)
             head_end = new.find("</head>")
-            new = BLOCKING_SCRIPT.sub(r"<script defer \1></script>", new[:head_end]) + new[head_end:]
+            new = translations_first(BLOCKING_SCRIPT.sub(r"<script defer \1></script>", new[:head_end])) + new[head_end:]
             new = lazy_figures(new, page)
         if new != text:
             page.write_text(new, encoding="utf-8")

@@ -28,6 +28,13 @@
       var title = link ? link.textContent.trim() : "";
       s.setAttribute("aria-label", title ? "展开或收起“" + title + "”的小节" : "展开或收起小节");
     });
+    // The themes' English names of the two navigation landmarks.
+    document.querySelectorAll("nav.bd-docs-nav[aria-label='Main']").forEach(function (n) {
+      n.setAttribute("aria-label", "全书目录");
+    });
+    document.querySelectorAll("#jb-print-toc nav[aria-label='Page']").forEach(function (n) {
+      n.setAttribute("aria-label", "本页目录");
+    });
     // Hidden code cells (myst-nb): the visible "显示代码" is the name, not an English aria-label.
     document.querySelectorAll("details.hide summary[aria-label]").forEach(function (s) {
       if (s.textContent.trim()) { s.removeAttribute("aria-label"); }

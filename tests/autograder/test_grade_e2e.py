@@ -134,3 +134,26 @@ def test_refuses_missing_input(graded, tmp_path):
     proc = subprocess.run([str(graded["proc"].args[0]), "grade", str(tmp_path / "nope"), "--out", str(tmp_path / "o")],
                           capture_output=True, text=True)
     assert proc.returncode != 0
+
+
+#: The corpus's wrong answers whose mistake is in the catalogue of known misconceptions, and what is named
+CORPUS_DIAGNOSES = {
+    "wrong_ap_interpolated": {"average_precision": "ap_interpolated"},
+    "wrong_brier_baseline_half": {"brier_baseline": "brier_baseline_half"},
+    "wrong_calibration_left_closed_bins": {"calibration_curve": "calibration_left_closed"},
+    "wrong_epsilon_denominator": {"binary_metrics": "zero_division_zero"},
+    "wrong_pairwise_ties_count_zero": {"pairwise_auc": "auc_ties_zero"},
+    "wrong_roc_missing_start_point": {"roc_curve": "roc_no_origin"},
+    "wrong_roc_no_tie_groups": {"roc_curve": "roc_ties_split", "roc_auc": "roc_ties_split"},
+    "wrong_strict_threshold": {"binary_metrics": "threshold_strict"},
+}
+
+
+def test_corpus_diagnoses_name_the_known_mistakes_and_nothing_else(graded):
+    """Every other notebook (solutions, stubs, attacks, mistakes outside the catalogue such as coerced labels or
+    any zero_division accepted) gets no diagnosis: matching never guesses."""
+    for (student, _), r in graded["results"].items():
+        named = {d["function"]: d["misconception"] for d in r["diagnoses"]}
+        assert named == CORPUS_DIAGNOSES.get(student, {}), student
+    fb = (graded["out"] / "feedback" / "wrong_roc_missing_start_point" / "ps2_roc_auc" / "roc_auc.html").read_text(encoding="utf-8")
+    assert "ROC 缺少起点 (0, 0)" in fb and fb.index("错误诊断") < fb.index("未通过的用例")

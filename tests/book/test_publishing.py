@@ -188,6 +188,8 @@ def test_published_build_never_links_to_loopback(published_html):
 def test_published_build_uses_the_configured_addresses(published_html):
     summary = (published_html / "book/binary/summary.html").read_text(encoding="utf-8")
     assert f'href="{PUBLISHED["demo_url"]}"' in summary
+    intro = (published_html / "book/intro.html").read_text(encoding="utf-8")
+    assert f'href="{PUBLISHED["demo_url"]}"' in intro and f'href="{PUBLISHED["submit_url"]}"' in intro
     assignments = (published_html / "book/assignments/index.html").read_text(encoding="utf-8")
     assert f'href="{PUBLISHED["submit_url"]}"' in assignments
     roc = (published_html / "book/binary/roc.html").read_text(encoding="utf-8")

@@ -6,7 +6,12 @@ implementation (or with itself): fix the data, not the test.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from fractions import Fraction
+from statistics import NormalDist
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -45,16 +50,61 @@ def assert_key(number: int, expected: list[float], decimals: int | None = None) 
 
 
 # ------------------------------------------------------------------------------------ structure
-def test_twelve_quizzes_numbered_1_to_12():
-    assert sorted(QUIZZES) == list(range(1, 13))
+SEED = range(1, 13)  # the twelve quizzes of the seed documents, on the pages of chapter 1
+# where each group is shown: chapter 1 (seed groups) and one group per later chapter, on its last page
+GROUP_PAGES = {
+    (1, 4): "binary/thresholds_costs.md",
+    (5, 8): "binary/pr.md",
+    (9, 12): "binary/probability.md",
+    (13, 15): "ap_auc/program.md",
+    (16, 18): "calibration/recalibration.md",
+    (19, 21): "methodology/regression.md",
+    (22, 24): "case_study/index.md",
+}
+BOOK = Path(__file__).resolve().parents[2] / "book"
 
 
-def test_three_groups_of_four():
-    assert [tuple(g["range"]) for g in DATA["groups"]] == [(1, 4), (5, 8), (9, 12)]
+def _seed_digest() -> tuple[str, str]:
+    entries = json.dumps([QUIZZES[n] for n in SEED], ensure_ascii=False, sort_keys=True)
+    groups = json.dumps(DATA["groups"][:3], ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(entries.encode()).hexdigest(), hashlib.sha256(groups.encode()).hexdigest()
+
+
+def test_quizzes_numbered_without_gaps_and_seed_twelve_kept():
+    assert sorted(QUIZZES) == list(range(1, len(QUIZZES) + 1))
+    assert set(SEED) <= set(QUIZZES)
+
+
+def test_seed_quizzes_unchanged():
+    """The twelve seed quizzes and their three groups are exactly as the course received them."""
+    assert _seed_digest() == (
+        "1e914eceb37dd070fc413939eccdeed6b7e5f885af12eb0a5fefc1c57042e5a2",
+        "c0084c8cbcbfc09bc744c1cddffe358d146b1928c3e43365cbe41d043c7e0db2",
+    ), "第 1-12 题（种子题）或它们的三个分组被改动了"
+
+
+def test_groups_cover_every_quiz_once():
+    ranges = [tuple(g["range"]) for g in DATA["groups"]]
+    assert ranges == list(GROUP_PAGES)
+    covered = [n for a, b in ranges for n in range(a, b + 1)]
+    assert covered == sorted(QUIZZES)
     assert all(g["intro"].strip() and g["title"].strip() for g in DATA["groups"])
+    assert all(3 <= b - a + 1 <= 5 for a, b in ranges if a > 12), "每章新增 3-5 道即时练习"
 
 
-@pytest.mark.parametrize("number", range(1, 13))
+@pytest.mark.parametrize(("group", "page"), list(GROUP_PAGES.items()), ids=[p for p in GROUP_PAGES.values()])
+def test_group_is_the_last_thing_on_its_page_under_its_own_heading(group, page):
+    text = (BOOK / page).read_text(encoding="utf-8").rstrip()
+    directive = f"```{{quiz-group}} {group[0]}-{group[1]}\n```"
+    assert text.endswith(directive), f"{page} 应以第 {group[0]}-{group[1]} 题结束"
+    before = text[: -len(directive)].rstrip().splitlines()
+    assert before[-1].startswith("## 即时练习"), f"{page}：即时练习前应有自己的二级标题，实际为 {before[-1]!r}"
+    assert re.fullmatch(r"\([a-z0-9-]+\)=", before[-2]), f"{page}：即时练习的标题应有标签"
+    others = [p for p in BOOK.rglob("*.md") if p != BOOK / page and f"{{quiz-group}} {group[0]}-{group[1]}" in p.read_text(encoding="utf-8")]
+    assert not others, f"第 {group[0]}-{group[1]} 题还出现在 {others}"
+
+
+@pytest.mark.parametrize("number", sorted(QUIZZES))
 def test_every_option_explained_and_one_correct(number):
     entry = QUIZZES[number]
     assert entry["stem"].strip()
@@ -65,7 +115,7 @@ def test_every_option_explained_and_one_correct(number):
         assert [o["text"] for o in entry["options"]] == ["正确", "错误"]
 
 
-@pytest.mark.parametrize("number", range(1, 13))
+@pytest.mark.parametrize("number", sorted(QUIZZES))
 def test_math_is_written_with_single_backslashes(number):
     entry = QUIZZES[number]
     texts = [entry["stem"]] + [o["text"] for o in entry["options"]] + [o["explanation"] for o in entry["options"]]
@@ -75,8 +125,13 @@ def test_math_is_written_with_single_backslashes(number):
 
 
 def test_seed_kinds():
-    kinds = {n: q["kind"] for n, q in QUIZZES.items()}
+    kinds = {n: QUIZZES[n]["kind"] for n in SEED}
     assert [n for n, k in kinds.items() if k == "truefalse"] == [2, 3, 6, 8, 12]
+
+
+def test_new_stems_are_not_copies_of_seed_stems():
+    seed_stems = {QUIZZES[n]["stem"] for n in SEED}
+    assert not [n for n in QUIZZES if n > 12 and QUIZZES[n]["stem"] in seed_stems]
 
 
 def test_loader_rejects_two_correct_options(tmp_path):
@@ -217,3 +272,151 @@ def test_quiz_12_one_bin_on_the_diagonal_is_not_calibration():
     assert gaps.min() == pytest.approx(0.0) and gaps.max() > 0.5
     assert ref.expected_calibration_error(y, p, n_bins=10) > 0.5
     assert correct_option(12)["text"] == "正确"
+
+
+# ------------------------------------------------------------------ chapters 2-5 (quizzes 13-24)
+def test_quiz_13_average_precision_with_a_tie_group():
+    d = QUIZZES[13]["data"]
+    y, s = d["labels"], d["scores"]
+    assert_key(13, [ref.average_precision(y, s)], decimals=3)
+    assert Fraction(ref.average_precision(y, s)).limit_denominator(100) == Fraction(34, 45)
+    # distractors: B breaks the tie with the positive first, C is the ROC-AUC, D the share of positives
+    positive_first = ref.average_precision(y, [0.9, 0.71, 0.7, 0.4, 0.2])
+    assert float(option_values(13)[1][0]) == round(positive_first, 3)
+    assert float(option_values(13)[2][0]) == round(ref.roc_auc(y, s), 3)
+    assert float(option_values(13)[3][0]) == round(float(np.mean(y)), 3)
+
+
+def test_quiz_14_auc_of_two_halves_is_not_the_auc():
+    rng = np.random.default_rng(14)
+    gaps = []
+    for _ in range(20):
+        y = rng.permutation(np.r_[np.ones(20, dtype=int), np.zeros(20, dtype=int)])
+        s = rng.normal(size=40) + y
+        halves = [ref.roc_auc(y[:20], s[:20]), ref.roc_auc(y[20:], s[20:])]
+        gaps.append(abs(np.mean(halves) - ref.roc_auc(y, s)))
+    assert max(gaps) > 0.01
+    assert correct_option(14)["text"] == "错误"
+
+
+def test_quiz_15_d_prime():
+    auc = QUIZZES[15]["data"]["auc"]
+    assert_key(15, [ref.d_prime(auc)], decimals=2)
+    z = NormalDist().inv_cdf(auc)
+    assert "1.405" in QUIZZES[15]["stem"] and round(z, 3) == 1.405
+    assert [float(v[0]) for v in option_values(15)] == [round(z, 2), round(ref.d_prime(auc), 2), round(2 * z, 2), round(auc * np.sqrt(2), 2)]
+
+
+def test_quiz_16_ece_weighted_by_bin_counts():
+    d = QUIZZES[16]["data"]
+    low, high = d["low"], d["high"]
+    y = [1] * low["positives"] + [0] * (low["n"] - low["positives"]) + [1] * high["positives"] + [0] * (high["n"] - high["positives"])
+    p = [low["prob"]] * low["n"] + [high["prob"]] * high["n"]
+    ece = ref.expected_calibration_error(y, p, n_bins=2)
+    assert_key(16, [ece], decimals=3)
+    curve = ref.calibration_curve(y, p, n_bins=2)
+    gaps = np.abs(curve.fraction_positive - curve.mean_predicted)
+    assert [float(v[0]) for v in option_values(16)[1:]] == [round(gaps.mean(), 3), round(gaps.max(), 3), round(gaps.sum(), 3)]
+
+
+def test_quiz_17_zero_ece_can_hide_opposite_errors():
+    d = QUIZZES[17]["data"]
+    n = d["n_each"]
+    y, p = [], []
+    for prob, rate in zip(d["probs"], d["rates"]):
+        k = round(rate * n)
+        y += [1] * k + [0] * (n - k)
+        p += [prob] * n
+    assert ref.expected_calibration_error(y, p, n_bins=d["n_bins"]) == pytest.approx(0.0, abs=1e-12)
+    fine = ref.calibration_curve(y, p, n_bins=100)  # one bin per reported value
+    assert np.abs(fine.fraction_positive - fine.mean_predicted).min() == pytest.approx(0.1)
+    assert correct_option(17)["text"] == "错误"
+
+
+def test_quiz_18_only_isotonic_recalibration_can_change_auc():
+    from sklearn.isotonic import IsotonicRegression
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(18)
+    y_val, y_test = rng.integers(0, 2, 400), rng.integers(0, 2, 400)
+    s_val, s_test = rng.normal(size=400) + y_val, rng.normal(size=400) + y_test
+    auc = ref.roc_auc(y_test, s_test)
+    platt = LogisticRegression().fit(s_val[:, None], y_val)
+    assert platt.coef_[0, 0] > 0
+    assert ref.roc_auc(y_test, platt.predict_proba(s_test[:, None])[:, 1]) == pytest.approx(auc, abs=1e-12)
+    p = 1 / (1 + np.exp(-s_test))
+    temperature = 1 / (1 + np.exp(-np.log(p / (1 - p)) / 2.5))
+    assert ref.roc_auc(y_test, temperature) == pytest.approx(auc, abs=1e-12)
+    iso = IsotonicRegression(out_of_bounds="clip").fit(s_val, y_val).predict(s_test)
+    assert np.unique(iso).size < np.unique(s_test).size  # ties created
+    assert abs(ref.roc_auc(y_test, iso) - auc) > 1e-3
+    assert correct_option(18)["text"] == "保序回归"
+
+
+def test_quiz_19_bootstrap_out_of_bag_probability():
+    m = QUIZZES[19]["data"]["m"]
+    exact = (1 - 1 / m) ** m
+    rng = np.random.default_rng(19)
+    draws = rng.integers(0, m, size=(200_000, m))
+    assert abs(np.mean((draws != 0).all(axis=1)) - exact) < 0.005
+    assert_key(19, [exact], decimals=3)
+    assert [float(v[0]) for v in option_values(19)[1:]] == [round(np.exp(-1), 3), round(1 - np.exp(-1), 3), round(1 / m, 3)]
+
+
+def test_quiz_20_wilson_interval_with_no_error():
+    d = QUIZZES[20]["data"]
+    est, low, high = ref.proportion_ci(d["k"], d["n"])
+    assert_key(20, [low, high], decimals=3)
+    cp_high = ref.proportion_ci(d["k"], d["n"], method="clopper-pearson").high
+    assert round(cp_high, 3) == round(high, 3)  # the explanation says Clopper-Pearson gives about the same
+    assert [float(v) for v in option_values(20)[2]] == [0.0, 3 / d["n"]]
+    assert [float(v) for v in option_values(20)[3]] == [0.0, 1 / d["n"]]
+
+
+def test_quiz_21_overlapping_intervals_yet_a_significant_paired_test():
+    rng = np.random.default_rng(21)
+    n = 300
+    y = np.r_[np.ones(n // 2, dtype=int), np.zeros(n // 2, dtype=int)]
+    a = rng.normal(size=n) + 1.2 * y
+    b = a + rng.normal(scale=0.5, size=n) - 0.25 * y  # the same scores, a little noisier and weaker
+    _, low_a, high_a = ref.auc_ci(y, a)
+    _, low_b, high_b = ref.auc_ci(y, b)
+    assert max(low_a, low_b) < min(high_a, high_b)  # the two intervals overlap
+    assert ref.delong_test(y, a, b).p_value < 0.05
+    assert correct_option(21)["text"] == "错误"
+
+
+def test_quiz_22_inverting_the_predictions():
+    d = QUIZZES[22]["data"]
+    y = np.r_[np.ones(10, dtype=int), np.zeros(10, dtype=int)]
+    pred = np.r_[np.ones(round(d["tpr"] * 10), dtype=int), np.zeros(10 - round(d["tpr"] * 10), dtype=int),
+                 np.ones(round(d["fpr"] * 10), dtype=int), np.zeros(10 - round(d["fpr"] * 10), dtype=int)]
+    before = ref.binary_metrics(y, pred, 1)
+    after = ref.binary_metrics(y, 1 - pred, 1)
+    assert (before.fpr, before.recall) == (d["fpr"], d["tpr"])
+    assert_key(22, [after.fpr, after.recall])
+
+
+def test_quiz_23_tripling_the_negatives():
+    rng = np.random.default_rng(23)
+    y = np.r_[np.ones(50, dtype=int), np.zeros(150, dtype=int)]
+    s = rng.normal(size=200) + y
+    y3 = np.r_[y, np.zeros(300, dtype=int)]
+    s3 = np.r_[s, s[50:], s[50:]]
+    assert ref.roc_auc(y3, s3) == pytest.approx(ref.roc_auc(y, s), abs=1e-12)
+    np.testing.assert_allclose(ref.roc_curve(y3, s3).fpr, ref.roc_curve(y, s).fpr)
+    m, m3 = ref.binary_metrics(y, s, 0.5), ref.binary_metrics(y3, s3, 0.5)
+    assert m.fp > 0 and m3.precision < m.precision and m3.recall == m.recall
+    assert correct_option(23)["text"] == "正确"
+
+
+def test_quiz_24_binormal_auc():
+    d = QUIZZES[24]["data"]["d"]
+    rng = np.random.default_rng(24)
+    y = np.r_[np.ones(100_000, dtype=int), np.zeros(100_000, dtype=int)]
+    s = rng.normal(size=y.size) + d * y
+    theory = NormalDist().cdf(d / np.sqrt(2))
+    assert abs(ref.roc_auc(y, s) - theory) < 0.005
+    assert abs(ref.d_prime(theory) - d) < 1e-12
+    assert_key(24, [theory], decimals=3)
+    assert [float(v[0]) for v in option_values(24)[1:]] == [round(NormalDist().cdf(d), 3), 0.5, round(NormalDist().cdf(d * np.sqrt(2)), 3)]

@@ -14,7 +14,7 @@ import pytest
 
 import autograder.reference as ref
 
-MODULES = ["_validation", "threshold_metrics", "ranking", "probability", "decision"]
+MODULES = ["_validation", "threshold_metrics", "ranking", "probability", "decision", "intervals"]
 SECTIONS = ["Parameters", "Returns", "Raises", "See Also", "Notes", "References", "Examples"]
 PUBLIC_FUNCTIONS = [name for name in ref.__all__ if inspect.isfunction(getattr(ref, name))]
 

@@ -22,6 +22,9 @@ SCORE_FUNCS = {
     "calibration_curve": ref.calibration_curve,
     "expected_calibration_error": ref.expected_calibration_error,
     "choose_threshold": ref.choose_threshold,
+    "auc_ci": ref.auc_ci,
+    "auc_ci_bootstrap": lambda y, s: ref.auc_ci(y, s, method="bootstrap", n_boot=100, random_state=0),
+    "ap_ci": lambda y, s: ref.ap_ci(y, s, n_boot=100, random_state=0),
 }
 
 BAD_LABELS = {
@@ -185,6 +188,10 @@ SCALAR_ARGS = {
     "max_fpr": (lambda v: ref.choose_threshold(GOOD_Y, GOOD_S, rule="fpr_cap", max_fpr=v), 0.5, {1.5: "闭区间 \\[0, 1\\]", -0.1: "闭区间"}),
     "auc": (ref.d_prime, 0.75, {1.5: "闭区间 \\[0, 1\\]", np.nan: "有限实数"}),
     "tp": (lambda v: ref.metrics_from_counts(v, 1, 1, 1), 2, {-1: "大于或等于 0", 1.0: "不会取整"}),
+    "k": (lambda v: ref.proportion_ci(v, 5), 2, {-1: "闭区间 \\[0, 5\\]", 6: "闭区间", 2.0: "不会取整"}),
+    "n": (lambda v: ref.proportion_ci(0, v), 5, {0: "大于或等于 1", 5.0: "不会取整"}),
+    "confidence": (lambda v: ref.proportion_ci(2, 5, confidence=v), 0.9, {0.0: "开区间 \\(0, 1\\)", 1.0: "开区间", 95: "开区间"}),
+    "n_boot": (lambda v: ref.ap_ci(GOOD_Y, GOOD_S, n_boot=v, random_state=0), 100, {99: "闭区间", 2000.0: "不会取整"}),
 }
 TYPE_PROBLEMS = [(True, "布尔值"), (np.bool_(False), "布尔值"), ("0.5", "实际类型为 str"), (None, "实际类型为 NoneType"),
                  (1j, "复数"), ((0.5,), "实际类型为 tuple"), (np.array([0.5, 0.6]), "必须是标量")]

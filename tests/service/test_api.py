@@ -274,8 +274,11 @@ def test_sessions_cookies_and_csrf(course):
         assert submit(c, A1, SOLUTION[A1], headers={"X-CSRF-Token": "forged"}).status_code == 403
         r = submit(c, A1, SOLUTION[A1], headers={"X-CSRF-Token": token, "Origin": "https://evil.example"})
         assert r.status_code == 403 and "其他网站" in r.json()["error"]
-        r = c.post(f"/api/v1/assignments/{A1}/submissions",
-                   files={"notebook": ("x.ipynb", SOLUTION[A1])}, data={"csrf_token": token})  # the form field works
+        r = c.post(f"/api/v1/assignments/{A1}/submissions",  # the form field alone is read too late: refused
+                   files={"notebook": ("x.ipynb", SOLUTION[A1])}, data={"csrf_token": token})
+        assert r.status_code == 403, r.text
+        r = c.post(f"/api/v1/assignments/{A1}/submissions", params={"csrf_token": token},  # the form's address
+                   files={"notebook": ("x.ipynb", SOLUTION[A1])})
         assert r.status_code == 202, r.text
         sid = r.json()["id"]
         assert submit(c, A1, SOLUTION[A1], headers={"X-CSRF-Token": token, "Origin": server.base}).status_code == 202

@@ -15,9 +15,10 @@ DELETE   /api/v1/session                             sign out
 =======  ==========================================  =====================================================
 
 Authentication (:mod:`.auth`): ``Authorization: Bearer <access code>``, or the session cookie (then every
-state-changing request also needs the CSRF token, in the ``X-CSRF-Token`` header or the ``csrf_token`` form
-field, and a foreign ``Origin`` is refused).  Another student's submission answers exactly like one that does
-not exist.  The handlers only translate: every rule is the core's (:class:`~autograder.service.service.Service`).
+state-changing request also needs the CSRF token - in the ``X-CSRF-Token`` header, or for an upload in the
+address's ``?csrf_token=``, checked before the body is read - and a foreign ``Origin`` is refused).
+Another student's submission answers exactly like one that does not exist.  The handlers only translate:
+every rule is the core's (:class:`~autograder.service.service.Service`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .. import sessions
 from ..errors import Invalid
 from ..submissions import scores
 from . import auth
-from .forms import FORM_OVERHEAD, field_text, parse_form, read_capped
+from .forms import FORM_OVERHEAD, parse_form, read_capped
 
 SMALL_BODY = 4096
 
@@ -64,23 +65,29 @@ def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -
 
 
 async def submit(request: Request) -> Response:
+    """An upload.  Before a byte of the body is read: the caller, the CSRF token (with the cookie: the header or
+    the form's address ``?csrf_token=``), whether the assignment takes an upload now, and a free upload slot
+    (else 503 at once).  Lateness and attempts are decided again by the server's clock when the body is
+    complete; an upload whose client has gone away by then is not stored."""
     service = auth.service_of(request)
-    arrived = service.now()
     who = await run_in_threadpool(auth.caller, request)
+    if who.by_cookie:
+        auth.check_csrf(request, who.session, request.query_params.get(sessions.CSRF_FIELD))
     assignment = request.path_params["assignment"]
     # refused before the body is read: unknown assignment, an instructor, closed, no attempts left
-    await run_in_threadpool(service.submissions.check_can_submit, who.account, assignment, arrived)
+    await run_in_threadpool(service.submissions.check_can_submit, who.account, assignment, service.now())
     limit = service.policy.upload_limit_bytes
-    async with request.app.state.upload_slots:  # memory: a bounded number of bodies (each <= the limit) at a time
+    with request.app.state.upload_slots.take(f"account:{who.account.id}"):  # memory and fairness: bounded slots
         body = await read_capped(request, limit + FORM_OVERHEAD)
         form = parse_form(body, request.headers.get("content-type", ""), limit)
         del body
-        if who.by_cookie:
-            auth.check_csrf(request, who.session, field_text(form, sessions.CSRF_FIELD))
         part = form.get("notebook")
         if part is None or part.filename is None:
             raise Invalid("缺少文件：请在表单字段 notebook 中上传 .ipynb 文件")
-        sid = await run_in_threadpool(service.submissions.accept, who.account, assignment, arrived, part.filename,
+        completed = service.now()  # the moment the upload is complete decides lateness and attempts
+        if await request.is_disconnected():
+            return Response(status_code=499)  # nobody is waiting for the answer: nothing stored, no attempt used
+        sid = await run_in_threadpool(service.submissions.accept, who.account, assignment, completed, part.filename,
                                       bytes(part.data))
     return _json({"id": sid, "status": "queued"}, 202, {"Location": f"/api/v1/submissions/{sid}"})
 
@@ -93,8 +100,8 @@ def status(request: Request) -> Response:
 def feedback(request: Request) -> Response:
     submissions = auth.service_of(request).submissions
     who = auth.caller(request)
-    title, result, shown = submissions.feedback(who.account, submissions.get(who.account, request.path_params["id"]))
-    return HTMLResponse(report.feedback_html(title, result, shown))
+    title, result, shown, named = submissions.feedback(who.account, submissions.get(who.account, request.path_params["id"]))
+    return HTMLResponse(report.feedback_html(title, result, shown, diagnoses=named))
 
 
 def listing(request: Request) -> Response:
@@ -160,9 +167,9 @@ def whoami(request: Request) -> Response:
 
 
 def logout(request: Request) -> Response:
-    auth.checked_caller(request)
+    who = auth.checked_caller(request)
     response = _json({"ok": True})
-    auth.end_session(request, response)
+    auth.end_session(request, response, who)
     return response
 
 

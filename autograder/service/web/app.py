@@ -19,15 +19,15 @@ replace the Content-Security-Policy and the referrer policy with their own, :fun
 
 from __future__ import annotations
 
-import asyncio
-
 from starlette.applications import Starlette
-from starlette.routing import Mount, Route
+from starlette.routing import Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 
 from ..service import Service
 from . import api, errors, instructor_pages, student_pages
+from .forms import BodyTime
 from .render import STATIC, favicon
+from .slots import BodySlots
 
 SECURITY_HEADERS = [
     (b"content-security-policy", b"default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
@@ -38,7 +38,8 @@ SECURITY_HEADERS = [
     (b"cache-control", b"no-store"),
     (b"cross-origin-resource-policy", b"same-origin"),
 ]
-UPLOAD_SLOTS = 8  # uploads read and checked at once; the others wait unread (the kernel's buffers hold them)
+UPLOAD_SLOTS = 8  # bodies of uploads read and checked at once; one more is refused at once (503, Retry-After)
+UPLOAD_SLOTS_PER_ACCOUNT = 2  # of them, at most this many for one account
 
 ROUTES = [
     Route("/healthz", api.health, methods=["GET"]),
@@ -53,11 +54,15 @@ ROUTES = [
 ]
 
 
-def make_app(service: Service, *, lifespan=None) -> "SecurityHeaders":
-    """The ASGI application of ``service`` (``lifespan``: Starlette's, e.g. to start and stop the grading)."""
+def make_app(service: Service, *, lifespan=None, body_time: BodyTime | None = None) -> "SecurityHeaders":
+    """The ASGI application of ``service`` (``lifespan``: Starlette's, e.g. to start and stop the grading;
+    ``body_time``: how long a request body may take, :class:`.forms.BodyTime`)."""
     app = Starlette(routes=ROUTES, exception_handlers=errors.HANDLERS, lifespan=lifespan)
+    for router in [app.router, *(r.app for r in ROUTES if isinstance(r, Mount) and isinstance(r.app, Router))]:
+        router.redirect_slashes = False  # Starlette's redirect copies the request's Host into Location; ours are relative
     app.state.service = service
-    app.state.upload_slots = asyncio.Semaphore(UPLOAD_SLOTS)  # memory: at most this many bodies at a time
+    app.state.upload_slots = BodySlots(UPLOAD_SLOTS, UPLOAD_SLOTS_PER_ACCOUNT)  # memory and fairness
+    app.state.body_time = body_time or BodyTime()
     return SecurityHeaders(app)
 
 

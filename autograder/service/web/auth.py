@@ -86,7 +86,7 @@ def caller(request: Request) -> Caller:
     session = _session(request)
     if session is None:
         raise NotSignedIn(UNAUTHORIZED)
-    return Caller(service.accounts.of_session(session.account_id, session.code_id), session)
+    return Caller(service.accounts.of_session(session.account_id, session.code_id, session.nonce), session)
 
 
 def checked_caller(request: Request, form_token: str | None = None) -> Caller:
@@ -106,7 +106,8 @@ def page_caller(request: Request) -> Caller:
     session = _session(request)
     if session is None:
         raise NotSignedIn(UNAUTHORIZED)
-    return Caller(service_of(request).accounts.of_session(session.account_id, session.code_id), session)
+    return Caller(service_of(request).accounts.of_session(session.account_id, session.code_id, session.nonce),
+                  session)
 
 
 def page_post(request: Request, form: dict[str, str]) -> Caller:
@@ -134,5 +135,9 @@ def new_session(request: Request, account: Account) -> tuple[str, sessions.Sessi
     return sessions.cookie_header(value, secure=request.url.scheme == "https"), session
 
 
-def end_session(request: Request, response: Response) -> None:
+def end_session(request: Request, response: Response, who: Caller | None = None) -> None:
+    """Sign out: the session of ``who`` is ended on the server (its cookie refused from now on, wherever it was
+    copied to) and the browser told to drop the cookie."""
+    if who is not None and who.session is not None:
+        service_of(request).accounts.end_session(who.session.nonce, who.session.expires)
     response.headers.append("Set-Cookie", sessions.cookie_header("", secure=request.url.scheme == "https", max_age=0))

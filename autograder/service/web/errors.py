@@ -10,7 +10,9 @@ domain error           status  how it looks
 ``NotReady``           409
 ``TooLarge``           413
 ``Unsupported``        415
+``TooSlow``            408     a body slower than its time limit
 ``TooMany``            429     with ``Retry-After``
+``Busy``               503     with ``Retry-After`` (no upload slot free)
 =====================  ======  ==================================================================
 
 Starlette's own errors (no such route, wrong method) answer in the same shapes; anything else is a 500
@@ -23,12 +25,13 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..errors import Forbidden, Invalid, NotFound, NotReady, NotSignedIn, ServiceError, TooLarge, TooMany, Unsupported
+from ..errors import (Busy, Forbidden, Invalid, NotFound, NotReady, NotSignedIn, ServiceError, TooLarge, TooMany,
+                      TooSlow, Unsupported)
 from . import render
 
 STATUS: dict[type[ServiceError], int] = {
     Invalid: 400, NotSignedIn: 401, Forbidden: 403, NotFound: 404, NotReady: 409, TooLarge: 413, Unsupported: 415,
-    TooMany: 429,
+    TooMany: 429, TooSlow: 408, Busy: 503,
 }
 HTTP_MESSAGES = {404: "没有这个地址", 405: "不支持这个请求方法"}
 

@@ -2,7 +2,8 @@
 
 * :func:`read_capped` - the body, at most ``cap`` bytes: a declared ``Content-Length`` above the cap is refused
   before a byte is read, a streamed body as soon as it passes the cap; a compressed body (``Content-Encoding``)
-  is refused unread - nothing is ever decompressed;
+  is refused unread - nothing is ever decompressed; and in time (:class:`BodyTime`): a body must arrive within
+  a grace period plus its size at a minimum rate, and never take longer than a hard limit (408 otherwise);
 * :func:`parse_form` - a ``multipart/form-data`` body (an upload): at most a few parts, each bounded;
 * :func:`read_form` - a small ``application/x-www-form-urlencoded`` form (the pages' buttons).
 
@@ -12,13 +13,14 @@ mapped to statuses in :mod:`.errors` like every other.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
-from ..errors import Invalid, ServiceError, TooLarge, Unsupported
+from ..errors import Invalid, ServiceError, TooLarge, TooSlow, Unsupported
 
 MAX_PARTS = 4
 MAX_FIELD = 4096
@@ -26,8 +28,28 @@ FORM_OVERHEAD = 64 << 10
 FORM_LIMIT = 8192
 
 
+@dataclass(frozen=True)
+class BodyTime:
+    """How long a body may take: ``grace`` seconds plus one second per ``min_rate`` bytes received so far,
+    and never more than ``max_seconds`` in all.  A client slower than that is answered 408 and its body dropped."""
+
+    grace: float = 10.0
+    min_rate: float = 16 * 1024
+    max_seconds: float = 120.0
+
+    def allowed(self, received: int) -> float:
+        """Seconds since the first read by which a body that has ``received`` bytes so far must go on."""
+        return min(self.grace + received / self.min_rate, self.max_seconds)
+
+
+def body_time(request) -> BodyTime:
+    """The app's :class:`BodyTime` (``autograder serve --body-grace/--body-min-rate``), else the defaults."""
+    return getattr(request.app.state, "body_time", None) or BodyTime()
+
+
 async def read_capped(request, cap: int) -> bytes:
-    """The request body, at most ``cap`` bytes (413 beyond, 415 if compressed, 400 if the length is malformed)."""
+    """The request body, at most ``cap`` bytes (413 beyond, 415 if compressed, 400 if the length is malformed),
+    arriving in time (:class:`BodyTime`, 408 when too slow)."""
     encoding = request.headers.get("content-encoding", "identity").strip().lower()
     if encoding not in ("", "identity"):
         raise Unsupported("不接受压缩的请求体（Content-Encoding），请直接上传文件")
@@ -37,8 +59,21 @@ async def read_capped(request, cap: int) -> bytes:
             raise Invalid("请求头 Content-Length 不合法")
         if int(declared) > cap:
             raise TooLarge(too_large(cap))
+    limits, loop = body_time(request), asyncio.get_running_loop()
+    start = loop.time()
+    stream = request.stream().__aiter__()
     chunks, size = [], 0
-    async for chunk in request.stream():
+    while True:
+        left = start + limits.allowed(size) - loop.time()
+        try:
+            if left <= 0:
+                raise TimeoutError
+            chunk = await asyncio.wait_for(stream.__anext__(), left)
+        except StopAsyncIteration:
+            break
+        except (TimeoutError, asyncio.TimeoutError):
+            raise TooSlow(f"请求体传得太慢（{limits.grace:g} 秒内加每秒至少 {limits.min_rate / 1024:g} KiB），已放弃；"
+                          "请检查网络后重新上传") from None
         size += len(chunk)
         if size > cap:
             raise TooLarge(too_large(cap))

@@ -22,7 +22,7 @@ from ..errors import Invalid
 from ..roster import MAX_ROSTER_BYTES, codes_csv, parse_roster
 from ..service import Service
 from . import auth
-from .forms import FORM_OVERHEAD, field_text, parse_form, read_capped, read_form
+from .forms import FORM_OVERHEAD, parse_form, read_capped, read_form
 from .render import page_headers, redirect, render
 
 NOTICES = {
@@ -139,12 +139,15 @@ def roster(request: Request) -> Response:
 
 
 async def roster_import(request: Request) -> Response:
+    """A roster upload: the instructor's session, the role and the CSRF token (the form's address
+    ``?csrf_token=`` or the header) are checked, and an upload slot taken, before the body is read."""
     service = auth.service_of(request)
-    body = await read_capped(request, MAX_ROSTER_BYTES + FORM_OVERHEAD)
-    form = parse_form(body, request.headers.get("content-type", ""), MAX_ROSTER_BYTES)
-    del body
-    who = await run_in_threadpool(auth.page_post, request, {sessions.CSRF_FIELD: field_text(form, sessions.CSRF_FIELD) or ""})
-    auth.instructor(who, "只有教师可以导入名单")
+    who = auth.instructor(await run_in_threadpool(auth.page_caller, request), "只有教师可以导入名单")
+    auth.check_csrf(request, who.session, request.query_params.get(sessions.CSRF_FIELD))
+    with request.app.state.upload_slots.take(f"account:{who.account.id}"):
+        body = await read_capped(request, MAX_ROSTER_BYTES + FORM_OVERHEAD)
+        form = parse_form(body, request.headers.get("content-type", ""), MAX_ROSTER_BYTES)
+        del body
     part = form.get("roster")
     if part is None or not part.data:
         raise Invalid("请选择名单 CSV 文件")

