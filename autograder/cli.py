@@ -1,4 +1,4 @@
-"""Command line: ``autograder grade``, ``generate``, ``check-exercises``, ``serve`` and ``roster``."""
+"""Command line: ``autograder grade``, ``generate``, ``check-exercises``, ``serve``, ``roster`` and ``lti``."""
 
 from __future__ import annotations
 
@@ -48,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     chk.add_argument("--exercises")
 
     add_service_commands(sub)
+    from .commands import lti
+
+    lti.add_parser(sub)
 
     args = parser.parse_args(argv)
     # imported here, not at the top: the grading workers re-import this module
@@ -55,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command in ("serve", "roster"):
         return run_service_command(args)
+    if args.command == "lti":
+        return lti.main(args)
     try:
         if args.command == "grade":
             return grade.grade(args)

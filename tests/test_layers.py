@@ -110,3 +110,26 @@ def test_the_checker_sees_relative_absolute_and_local_imports():
     """The rules above would catch a violation (the checker is not vacuous)."""
     text = "from ..check import grade\nimport autograder.store.ledger\ndef f():\n    from .. import batch\n"
     assert sorted(_layer(m) for m in _imported_modules(text, "autograder.sandbox")) == ["batch", "check", "store"]
+
+
+LTI = PACKAGE / "service" / "lti"
+WEB_MODULES = {"autograder.service.app", "autograder.service.pages", "autograder.service.student_pages",
+               "autograder.service.instructor_pages", "autograder.service.lti.web"}
+HTTP_SERVER = {"starlette", "uvicorn", "jinja2"}
+
+
+@pytest.mark.parametrize("path", sorted(p for p in LTI.glob("*.py") if p.name != "web.py"), ids=lambda p: p.name)
+def test_lti_core_is_http_free(path):
+    """``autograder/service/lti/`` is the HTTP-free LTI core (it calls platforms with httpx, but serves nothing):
+    no web framework and none of the service's web modules; only ``lti/web.py`` is the thin Starlette layer."""
+    names = _imports(path)
+    framework = sorted({m for m in names if m.split(".")[0] in HTTP_SERVER})
+    web = sorted({m for m in names if m in WEB_MODULES or any(m.startswith(w + ".") for w in WEB_MODULES)})
+    assert not framework and not web, f"{path.name} imports {framework + web}"
+
+
+def test_only_the_lti_web_module_is_imported_by_the_web_layer():
+    """The service's web layer reaches LTI through ``lti/web.py`` only (the core's hooks are in counting and serve)."""
+    for name in ("app.py", "pages.py", "student_pages.py", "instructor_pages.py"):
+        lti = {m for m in _imports(PACKAGE / "service" / name) if m.startswith("autograder.service.lti")}
+        assert lti <= {"autograder.service.lti.web"}, f"{name} imports {sorted(lti)}"

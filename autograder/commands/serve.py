@@ -18,6 +18,7 @@ from ..model import Limits
 from ..sandbox import self_test
 from ..service import sessions
 from ..service.app import Service, make_app
+from ..service.lti import passback as lti_passback
 from ..service.database import Database, engine_url
 from ..service.dispatcher import Dispatcher
 from ..service.policy import PolicyError, load_policy
@@ -120,13 +121,17 @@ def serve(args: argparse.Namespace) -> int:
     service = Service(db, policy, data, sessions.Signer(sessions.load_secret(data / "secret.key")), rules,
                       {n: known[n].title for n in policy.assignments}, wake=dispatcher.wake)
 
+    passback = lti_passback.for_service(db, data, service.titles, log)  # LTI: grade passback worker
+
     @contextlib.asynccontextmanager
     async def lifespan(app):
         dispatcher.start()
+        passback.start()  # LTI
         grading = f"Dask 集群 {args.scheduler}" if args.scheduler else f"本机 {args.jobs or os.cpu_count()} 个评分进程"
         log(f"autograder serve：http://{args.host}:{args.port}/api/v1（数据目录 {data}；"
             f"成绩库 {'SQLite' if db.sqlite else 'PostgreSQL'}；{grading}；开放作业 {', '.join(policy.assignments)}）")
         yield
+        passback.stop()  # LTI
         dispatcher.stop()
 
     config_kw = dict(host=args.host, port=args.port, lifespan="on", log_level="warning", access_log=args.access_log,

@@ -41,7 +41,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from ..model import SubmissionResult
 from ..store import report
@@ -49,6 +49,7 @@ from . import codes, overrides, pages, sessions
 from .codes import Account
 from .counting import with_penalty
 from .database import ACCOUNTS, COUNTING, LOGIN_FAILURES, SUBMISSIONS, Database
+from .lti.web import router as lti_router
 from .policy import DAY, AssignmentPolicy, CoursePolicy, retry_after
 from .uploads import FORM_OVERHEAD, NotebookRules, UploadError, check_filename, check_notebook, parse_form, read_capped, store_file
 
@@ -421,6 +422,7 @@ def make_app(service: Service, *, lifespan=None) -> SecurityHeaders:
         Route("/api/v1/session", logout, methods=["DELETE"]),
         Route("/healthz", health, methods=["GET"]),
         *pages.routes(service),  # the pages for people (student_pages, instructor_pages)
+        Mount("/lti", app=lti_router(service)),  # LTI 1.3 (launch, deep linking, key set): service/lti/web.py
     ]
     app = Starlette(routes=routes, exception_handlers={ApiError: api_error, UploadError: api_error,
                                                        HTTPException: api_error, 500: server_error},

@@ -25,6 +25,7 @@ from ..store import report
 from .database import COUNTING as C
 from .database import SUBMISSIONS as S
 from .database import Database
+from .lti import passback as lti_passback
 
 
 def choose(rows: list, counts: str):
@@ -67,6 +68,7 @@ def settle(db: Database, store, counts_of: Callable[[str], str], notebook_of: Ca
                 con.execute(sa.delete(C).where((C.c.student_id == student) & (C.c.assignment == assignment)))
                 con.execute(sa.insert(C).values(student_id=student, assignment=assignment, submission_id=chosen.id,
                                                 score=effective, max_score=chosen.max_score, updated_at=time.time()))
+                lti_passback.enqueue(con, student, assignment, chosen.id, effective, chosen.max_score)  # LTI: grade passback
         with db.write() as con:
             con.execute(sa.update(S).where(S.c.id.in_([r.id for r in rows]) & ~S.c.settled).values(settled=True))
         return chosen.id

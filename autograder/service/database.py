@@ -215,3 +215,6 @@ def _sqlite_connect(dbapi_con, _record) -> None:
 
 def _sqlite_begin(con: sa.Connection) -> None:
     con.exec_driver_sql("BEGIN IMMEDIATE" if con.get_execution_options().get("immediate") else "BEGIN")
+
+
+from .lti import tables as _lti_tables  # noqa: E402,F401  (LTI: its tables join META; created with the others)
