@@ -8,6 +8,7 @@
 * ``lti_contexts`` - a course on a platform (its AGS line-items and NRPS memberships endpoints);
 * ``lti_lineitems`` - the line item of an assignment in a context, found or created once;
 * ``lti_handoffs`` - one-time tickets from a launch to a first-party session (two minutes);
+* ``lti_deep_links`` - an instructor's open deep-linking request (one hour), until they choose an assignment;
 * ``lti_passback`` - the durable grade passback queue: ONE row per (platform, context, person, assignment)
   holding the latest counting score, its timestamp and a version; see :mod:`.passback`.
 """
@@ -91,6 +92,16 @@ HANDOFFS = sa.Table(
     sa.Column("token", sa.String(64), primary_key=True),  # SHA-256 of the ticket
     sa.Column("account_id", sa.Integer, nullable=False),
     sa.Column("target", sa.String(300), nullable=False),
+    sa.Column("expires", sa.Float, nullable=False),
+)
+
+DEEP_LINKS = sa.Table(
+    "lti_deep_links", META,
+    sa.Column("token", sa.String(64), primary_key=True),  # SHA-256 of the ticket in the selection form
+    sa.Column("platform_id", sa.Integer, nullable=False),
+    sa.Column("deployment_id", sa.String(255), nullable=False),
+    sa.Column("return_url", sa.String(1000), nullable=False),
+    sa.Column("data", sa.Text),  # the platform's opaque ``data``, echoed back
     sa.Column("expires", sa.Float, nullable=False),
 )
 

@@ -24,7 +24,6 @@ platform's for a launch); every other page of the service keeps ``frame-ancestor
 from __future__ import annotations
 
 import secrets
-import time
 from urllib.parse import urlencode, urlsplit
 
 from starlette.concurrency import run_in_threadpool
@@ -34,7 +33,8 @@ from starlette.routing import Route, Router
 
 from ...check.specs import all_assignments
 from .. import sessions
-from ..pages import environment, read_form, root_of, SITE_TITLE
+from ..pages import SITE_TITLE, PageError, environment, read_form, root_of
+from ..uploads import UploadError
 from . import deeplink, enroll, launch, registry
 from .keys import ToolKeys
 
@@ -83,9 +83,18 @@ def router(service) -> Router:
     def secure_cookie(name: str, value: str, max_age: int) -> str:
         return f"{name}={value}; Path=/lti/; Max-Age={max_age}; HttpOnly; Secure; SameSite=None; Partitioned"
 
+    async def form_of(request: Request, limit: int = MAX_FORM) -> dict[str, str] | HTMLResponse:
+        """The posted form, or the refusal page for a malformed or too large one."""
+        try:
+            return await read_form(request, limit)
+        except (PageError, UploadError) as exc:
+            return refused(request, launch.LaunchRefused(f"表单不正确：{exc.message}", exc.status))
+
     async def login(request: Request) -> Response:
         if request.method == "POST":
-            params = await read_form(request, MAX_FORM)
+            params = await form_of(request)
+            if isinstance(params, Response):
+                return params
         else:
             params = {k: v for k, v in request.query_params.items()}
         browser = request.cookies.get(BROWSER_COOKIE)
@@ -125,10 +134,9 @@ def router(service) -> Router:
         return response
 
     async def launch_post(request: Request) -> Response:
-        try:
-            form = await read_form(request, MAX_FORM)
-        except Exception as exc:  # noqa: BLE001 (PageError or a too large body: the same refusal page)
-            return refused(request, launch.LaunchRefused(getattr(exc, "message", "启动请求的表单不正确")))
+        form = await form_of(request)
+        if isinstance(form, Response):
+            return form
         return await run_in_threadpool(do_launch, form, request.cookies.get(BROWSER_COOKIE), request)
 
     def enter(request: Request) -> Response:
@@ -143,36 +151,33 @@ def router(service) -> Router:
 
     # ---- deep linking: the instructor's choice waits on the server (a ticket) until they pick an assignment
 
-    tickets: dict[str, tuple[float, launch.Launch]] = {}
-
     def deep_linking_page(request: Request, verified: launch.Launch) -> Response:
-        if verified.role != "instructor":
-            return refused(request, launch.LaunchRefused("只有课程的教师可以添加作业", 403))
-        now = time.time()
-        for k in [k for k, (t, _) in tickets.items() if now - t > 3600]:
-            del tickets[k]
-        ticket = secrets.token_urlsafe(24)
-        tickets[ticket] = (now, verified)
+        try:
+            ticket = deeplink.hold(service.db, verified)
+        except launch.LaunchRefused as exc:
+            return refused(request, exc)
         items = [{"name": n, "title": service.titles.get(n, n), "max_score": max_score(n)} for n in service.policy.assignments]
         return page(request, "lti/deeplink.html", frame=verified.platform.origins(), ticket=ticket, assignments=items)
 
-    async def deep_link_choice(request: Request) -> Response:
-        form = await read_form(request)
-        held = tickets.pop(form.get("ticket", ""), None)
-        if held is None or time.time() - held[0] > 3600:
-            return refused(request, launch.LaunchRefused("选择页面已过期：请回到课程平台重新添加"))
-        verified = held[1]
+    def deep_link_choice(form: dict[str, str], request: Request) -> Response:
         name = form.get("assignment", "")
-        if name not in service.policy.assignments:
-            return refused(request, launch.LaunchRefused(f"没有作业 {name[:100]}"))
-        return_url = verified.deep_linking.get("deep_link_return_url")
-        if not isinstance(return_url, str) or not return_url.startswith(("https://", "http://")):
-            return refused(request, launch.LaunchRefused("深度链接请求没有返回地址"))
+        try:
+            held = deeplink.take(service.db, form.get("ticket", ""))
+            if name not in service.policy.assignments:
+                raise launch.LaunchRefused(f"没有作业 {name[:100]}")
+        except launch.LaunchRefused as exc:
+            return refused(request, exc)
         title = service.titles.get(name, name)
         item = deeplink.assignment_item(base(request) + "/lti/launch", name, title, max_score(name))
-        token = deeplink.response_jwt(keys, verified, [item])
-        return page(request, "lti/deeplink_return.html", frame=verified.platform.origins(), forms=[_origin(return_url)],
-                    title=title, return_url=return_url, jwt=token)
+        token = deeplink.response_jwt(keys, held, [item])
+        return page(request, "lti/deeplink_return.html", frame=held.platform.origins(), forms=[_origin(held.return_url)],
+                    title=title, return_url=held.return_url, jwt=token)
+
+    async def deep_link_post(request: Request) -> Response:
+        form = await form_of(request, 8192)
+        if isinstance(form, Response):
+            return form
+        return await run_in_threadpool(deep_link_choice, form, request)
 
     # ---- the tool's public configuration
 
@@ -187,7 +192,7 @@ def router(service) -> Router:
         Route("/login", login, methods=["GET", "POST"]),
         Route("/launch", launch_post, methods=["POST"]),
         Route("/enter", enter, methods=["GET"]),
-        Route("/deeplink", deep_link_choice, methods=["POST"]),
+        Route("/deeplink", deep_link_post, methods=["POST"]),
         Route("/jwks.json", jwks, methods=["GET"]),
         Route("/config/canvas.json", canvas, methods=["GET"]),
     ])
