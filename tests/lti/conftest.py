@@ -26,6 +26,8 @@ from autograder.service.lti.keys import ToolKeys
 from autograder.service.policy import parse_policy
 from autograder.service.uploads import notebook_rules
 
+from ..service import server as _server  # noqa: F401 (puts tests/autograder on sys.path for test_pages)
+from ..service.test_pages import browser  # noqa: F401,E402 (the same Debian chromium fixture, for test_lti_serve)
 from .platform import INSTRUCTOR, LEARNER, FakePlatform, User
 
 REPO = Path(__file__).resolve().parents[2]

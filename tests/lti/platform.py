@@ -299,10 +299,12 @@ class FakePlatform:
                                                            "lti_message_hint": message, "client_id": self.client_id,
                                                            "lti_deployment_id": self.deployment_id})
             if request.query_params.get("frame") == "1":
-                body = f'<h1>假课程平台：{html.escape(ctx)}</h1><iframe id="tool" src="{html.escape(login)}" width="900" height="600"></iframe>'
+                body = (f'<h1>假课程平台：{html.escape(ctx)}</h1>'
+                        f'<iframe id="tool" src="{html.escape(login)}" style="width:100%;max-width:900px;height:600px"></iframe>')
             else:
                 body = f'<h1>假课程平台：{html.escape(ctx)}</h1><a id="open" href="{html.escape(login)}">打开作业</a>'
-            return HTMLResponse(f"<!DOCTYPE html><html lang='zh-CN'><body>{body}</body></html>")
+            head = "<head><meta name='viewport' content='width=device-width'></head>"
+            return HTMLResponse(f"<!DOCTYPE html><html lang='zh-CN'>{head}<body>{body}</body></html>")
 
         async def deep_link_return(request: Request) -> Response:
             form = await request.form()
