@@ -30,6 +30,7 @@ def add_parser(sub) -> None:
     add.add_argument("--auth-login-url", required=True, help="平台的 OIDC 授权地址")
     add.add_argument("--auth-token-url", required=True, help="平台的 OAuth 2 令牌地址")
     add.add_argument("--jwks-url", required=True, help="平台的公钥集（JWKS）地址")
+    add.add_argument("--auth-audience", help="令牌请求中 client assertion 的 aud（默认即令牌地址；Brightspace 另有“OAuth2 Audience”）")
     common(ls.add_parser("list", help="列出已注册的课程平台"))
     rm = ls.add_parser("remove", help="删除一个课程平台的注册")
     common(rm)
@@ -55,7 +56,8 @@ def lti(args: argparse.Namespace) -> int:
     try:
         if args.lti_command == "add-platform":
             p = registry.add(db, name=args.name, issuer=args.issuer, client_id=args.client_id, deployments=args.deployment_id,
-                             auth_login_url=args.auth_login_url, auth_token_url=args.auth_token_url, jwks_url=args.jwks_url)
+                             auth_login_url=args.auth_login_url, auth_token_url=args.auth_token_url, jwks_url=args.jwks_url,
+                             auth_audience=args.auth_audience)
             keys.ToolKeys(data).current()  # the tool's key pair exists from now on
             print(f"已注册平台 {p.id}：{p.name}（{p.issuer}，client id {p.client_id}，部署 {', '.join(p.deployments)}）")
         elif args.lti_command == "list":

@@ -83,7 +83,7 @@ def running_platform():
 def platform(running_platform, tool):
     """The module's fake platform, reset, pointing at this test's tool and registered there."""
     p = running_platform
-    p.tool, p.mode = TOOL, "up"
+    p.tool, p.mode, p.audience = TOOL, "up", None
     p.users, p.scores, p.lineitems, p.members, p.tokens = people(), [], {}, {}, {}
     p.assertions, p.deep_link_responses, p.refused_requests = [], [], 0
     p.keys = p.keys[:1]

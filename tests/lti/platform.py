@@ -85,6 +85,7 @@ class FakePlatform:
     deep_link_responses: list[dict] = field(default_factory=list)
     refused_requests: int = 0
     custom: dict[str, dict] = field(default_factory=dict)  # resource link id -> custom parameters
+    audience: str | None = None  # the aud it requires in client assertions (Brightspace: not the token URL)
     tool_jwks: Any = None  # in-process tests: a callable giving the tool's key set (else fetched from the tool)
 
     def __post_init__(self) -> None:
@@ -110,7 +111,7 @@ class FakePlatform:
 
     def registration(self) -> dict[str, Any]:
         return dict(name=f"假平台 {self.flavour}", issuer=self.issuer, client_id=self.client_id, deployments=[self.deployment_id],
-                    auth_login_url=self.auth_url, auth_token_url=self.token_url, jwks_url=self.jwks_url)
+                    auth_login_url=self.auth_url, auth_token_url=self.token_url, jwks_url=self.jwks_url, auth_audience=self.audience)
 
     def cli_args(self) -> list[str]:
         return ["--name", f"假平台 {self.flavour}", "--issuer", self.issuer, "--client-id", self.client_id,
@@ -238,7 +239,7 @@ class FakePlatform:
             assertion = str(form.get("client_assertion", ""))
             try:
                 header = jwt.get_unverified_header(assertion)
-                claims = jwt.decode(assertion, self.tool_key(header["kid"]), algorithms=["RS256"], audience=self.token_url,
+                claims = jwt.decode(assertion, self.tool_key(header["kid"]), algorithms=["RS256"], audience=self.audience or self.token_url,
                                     issuer=self.client_id, options={"require": ["exp", "iat", "jti", "sub"]})
                 assert claims["sub"] == self.client_id
                 assert form.get("grant_type") == "client_credentials"

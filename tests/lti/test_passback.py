@@ -210,6 +210,8 @@ def test_429_waits_for_retry_after_and_refusals_fail_for_retry(tool, platform):
         con.execute(sa.update(LINEITEMS).values(url=f"{platform.base}/api/lti/courses/course-1/nothing"))
     grade(tool, alice, 9.0)
     w.run_once()
+    with tool.db.read() as con:
+        print("ROW", con.execute(sa.select(PASSBACK)).all(), platform.refused_requests)
     assert passback.summary(tool.db)["failed"] == 1
     with tool.db.write() as con:
         con.execute(sa.delete(LINEITEMS))
@@ -224,3 +226,26 @@ def test_a_student_graded_before_their_first_launch_is_passed_back(tool, platfor
     grade(tool, "s001", 6.0)
     enrolled(tool, platform, "alice")  # sourcedid s001: linked, and the existing score is queued
     assert worker(tool).run_once() == 1 and platform.scores[0]["scoreGiven"] == 6.0
+
+
+def test_a_platform_with_its_own_token_audience(tool, platform):
+    """Brightspace wants the client assertion's aud to be its "OAuth2 Audience", not the token URL."""
+    from autograder.service.lti import registry
+    from autograder.service.lti.tables import PLATFORMS
+
+    platform.audience = "https://api.brightspace.example/auth/token"
+    with tool.db.write() as con:
+        con.execute(sa.update(PLATFORMS).values(auth_audience=platform.audience))
+    (alice,) = enrolled(tool, platform, "alice")
+    grade(tool, alice, 7.0)
+    assert worker(tool).run_once() == 1
+    assert platform.assertions[-1]["aud"] == platform.audience
+    assert registry.all_platforms(tool.db)[0].token_audience == platform.audience
+    with tool.db.write() as con:  # without it the platform refuses the assertion: the check is real
+        con.execute(sa.update(PLATFORMS).values(auth_audience=None))
+    grade(tool, alice, 9.0)
+    w = worker(tool)
+    assert w.run_once() == 0
+    assert platform.refused_requests == 1 and platform.scores[-1]["scoreGiven"] == 7.0
+    with tool.db.read() as con:
+        assert "HTTP 401" in con.execute(sa.select(PASSBACK.c.error)).scalar()

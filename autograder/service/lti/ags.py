@@ -48,7 +48,7 @@ def client_assertion(keys: ToolKeys, platform: Platform, now: float | None = Non
     """The signed JWT that authenticates the tool at the platform's token endpoint."""
     now = int(now or time.time())
     key = keys.current()
-    claims = {"iss": platform.client_id, "sub": platform.client_id, "aud": platform.auth_token_url,
+    claims = {"iss": platform.client_id, "sub": platform.client_id, "aud": platform.token_audience,
               "iat": now, "exp": now + TOKEN_LIFETIME, "jti": secrets.token_urlsafe(16)}
     return jwt.encode(claims, key.private_pem, algorithm="RS256", headers={"kid": key.kid})
 

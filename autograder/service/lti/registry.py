@@ -39,6 +39,12 @@ class Platform:
     auth_token_url: str
     jwks_url: str
     deployments: tuple[str, ...]
+    auth_audience: str | None = None
+
+    @property
+    def token_audience(self) -> str:
+        """The ``aud`` of the tool's client assertion: the token URL unless the platform names another."""
+        return self.auth_audience or self.auth_token_url
 
     def origins(self) -> list[str]:
         """The web origins of this platform (the pages that may frame the tool's LTI pages)."""
@@ -63,7 +69,7 @@ def check_url(field: str, url: str) -> str:
 
 
 def add(db: Database, *, name: str, issuer: str, client_id: str, deployments: list[str], auth_login_url: str,
-        auth_token_url: str, jwks_url: str, now: float | None = None) -> Platform:
+        auth_token_url: str, jwks_url: str, auth_audience: str | None = None, now: float | None = None) -> Platform:
     """Register a platform (RegistryError if a field is wrong or the issuer + client id is registered already)."""
     if not name.strip():
         raise RegistryError("缺少平台名称 --name")
@@ -80,7 +86,8 @@ def add(db: Database, *, name: str, issuer: str, client_id: str, deployments: li
             raise RegistryError(f"平台 {issuer}（client id {client_id}）已经注册过了")
         pid = con.execute(sa.insert(PLATFORMS).values(
             name=name.strip(), issuer=issuer, client_id=client_id.strip(), auth_login_url=urls["--auth-login-url"],
-            auth_token_url=urls["--auth-token-url"], jwks_url=urls["--jwks-url"], created_at=now or time.time())).inserted_primary_key[0]
+            auth_token_url=urls["--auth-token-url"], jwks_url=urls["--jwks-url"], auth_audience=auth_audience or None,
+            created_at=now or time.time())).inserted_primary_key[0]
         for d in dict.fromkeys(d.strip() for d in deployments):
             con.execute(sa.insert(DEPLOYMENTS).values(platform_id=pid, deployment_id=d))
     return get(db, pid)
@@ -92,7 +99,7 @@ def _platforms(db: Database, where=None) -> list[Platform]:
         rows = con.execute(q.where(where) if where is not None else q).all()
         deps = con.execute(sa.select(DEPLOYMENTS)).all()
     return [Platform(r.id, r.name, r.issuer, r.client_id, r.auth_login_url, r.auth_token_url, r.jwks_url,
-                     tuple(sorted(d.deployment_id for d in deps if d.platform_id == r.id))) for r in rows]
+                     tuple(sorted(d.deployment_id for d in deps if d.platform_id == r.id)), r.auth_audience) for r in rows]
 
 
 def all_platforms(db: Database) -> list[Platform]:

@@ -28,6 +28,7 @@ PLATFORMS = sa.Table(
     sa.Column("auth_login_url", sa.String(1000), nullable=False),
     sa.Column("auth_token_url", sa.String(1000), nullable=False),
     sa.Column("jwks_url", sa.String(1000), nullable=False),
+    sa.Column("auth_audience", sa.String(1000)),  # the client assertion's aud when not the token URL (Brightspace)
     sa.Column("created_at", sa.Float, nullable=False),
     sa.UniqueConstraint("issuer", "client_id", name="uq_lti_platforms_issuer_client"),
 )
