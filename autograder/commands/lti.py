@@ -40,6 +40,7 @@ def add_parser(sub) -> None:
     common(info)
     info.add_argument("--url", required=True, help="本服务对外的地址，如 https://grader.example.edu")
     info.add_argument("--canvas-json", action="store_true", help="打印 Canvas 开发者密钥的 JSON 配置")
+    common(ls.add_parser("sync", help="从课程平台同步每门课的名单（NRPS；可每天由 cron 运行）"))
     common(ls.add_parser("passback", help="成绩回传队列：待回传、已回传、失败的数量"))
     retry = ls.add_parser("retry", help="把回传失败的成绩重新放回队列")
     common(retry)
@@ -84,6 +85,25 @@ def lti(args: argparse.Namespace) -> int:
                                     ("公钥集（public keyset / JWKS URL）", "/lti/jwks.json"),
                                     ("Canvas 配置（JSON URL）", "/lti/config/canvas.json")):
                     print(f"{label}\t{base}{path}")
+        elif args.lti_command == "sync":
+            import httpx
+
+            from ..service.lti import nrps, status
+            from ..service.lti.ags import AgsError, Tokens
+
+            failed = 0
+            with httpx.Client(timeout=20.0) as http:
+                tokens = Tokens(keys.ToolKeys(data), http)
+                for c in status.courses(db):
+                    if not c.can_sync:
+                        continue
+                    try:
+                        r = nrps.sync(db, tokens, http, c.platform_id, c.context_id)
+                        print(f"{c.title}（{c.platform}）：{r.members} 名学生，新加入 {r.enrolled}，新退课 {r.departed}")
+                    except AgsError as exc:
+                        failed += 1
+                        print(f"{c.title}（{c.platform}）：同步失败：{exc.message}", file=sys.stderr)
+            return 1 if failed else 0
         elif args.lti_command == "passback":
             s = passback.summary(db)
             print(f"待回传 {s['pending']}，已回传 {s['sent']}，失败 {s['failed']}")

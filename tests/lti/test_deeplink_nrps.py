@@ -117,3 +117,48 @@ def test_roster_sync_follows_paging_enrolls_and_marks_departed(tool, platform):
     platform.users["d"] = User("sub-d", "赵 六", "sub-d@example.edu", LEARNER, sourcedid="s042")
     follow_to_page(tool, launch(tool, platform, "d"))
     assert nrps.never_launched(tool.db, pid, "course-1") == []
+
+
+def test_instructor_page_lists_passbacks_and_syncs_the_roster(tool, platform):
+    follow_to_page(tool, launch(tool, platform, "alice"))
+    alice = platform.users["alice"]
+    platform.members["course-1"] = [member(alice.sub, alice.name, [LIS + "membership#Learner"]),
+                                    member("sub-c", "陈 一", [LIS + "membership#Learner"])]
+    student_view = tool.client.get("/lti/admin")
+    assert student_view.status_code == 403 and "只有教师" in visible_text(student_view)
+    tool.client.cookies.clear()
+    follow_to_page(tool, launch(tool, platform, "teacher"))
+    page = tool.client.get("/lti/admin")
+    text = visible_text(page)
+    assert page.status_code == 200 and "课程平台（LTI）" in text and "学生 1 名" in text
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+    synced = tool.client.post("/lti/admin/sync", data={"csrf_token": csrf, "platform": "1", "context": "course-1"},
+                              headers={"Origin": "https://tool.test"})
+    text = visible_text(synced)
+    assert "名单已同步" in text and "新加入 1 名" in text and "从未打开过作业：陈 一" in text
+    forged = tool.client.post("/lti/admin/sync", data={"csrf_token": "x", "platform": "1", "context": "course-1"})
+    assert forged.status_code == 403
+
+
+def test_instructor_page_shows_failed_passbacks_and_retries_them(tool, platform):
+    from autograder.service.lti import passback
+    from autograder.service.lti.tables import PASSBACK
+
+    from .test_passback import enrolled, grade, worker
+
+    (alice,) = enrolled(tool, platform, "alice")
+    grade(tool, alice, 7.0)
+    platform.mode = "down"
+    worker(tool).run_once()
+    with tool.db.write() as con:  # as after the last of the retries
+        con.execute(sa.update(PASSBACK).values(status="failed"))
+    tool.client.cookies.clear()
+    follow_to_page(tool, launch(tool, platform, "teacher"))
+    text = visible_text(tool.client.get("/lti/admin"))
+    assert "失败 1 条" in text and alice in text and "HTTP 503" in text
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', tool.client.get("/lti/admin").text).group(1)
+    retried = tool.client.post("/lti/admin/retry", data={"csrf_token": csrf}, headers={"Origin": "https://tool.test"})
+    assert "已重新排队 1 条" in visible_text(retried)
+    platform.mode = "up"
+    assert worker(tool).run_once() == 1 and passback.summary(tool.db)["sent"] == 1

@@ -56,6 +56,8 @@ def sync(db: Database, tokens: Tokens, client: httpx.Client, platform_id: int, c
     listed = members(client, tokens.get(platform, [SCOPE_NRPS]), ctx.memberships_url)
     students = {m["user_id"]: m for m in listed if isinstance(m.get("user_id"), str)
                 and role_of(m.get("roles")) == "student" and m.get("status", "Active") == "Active"}
+    if not students:  # an empty list is far likelier a platform or permission problem than an empty course
+        raise AgsError("课程平台返回的名单里没有学生；没有改动任何人的状态", False)
     enrolled = departed = 0
     with db.read() as con:
         known = {r.sub: r for r in con.execute(sa.select(USERS).where((USERS.c.platform_id == platform_id) & (USERS.c.role == "student")

@@ -26,16 +26,19 @@ from __future__ import annotations
 import secrets
 from urllib.parse import urlencode, urlsplit
 
+import httpx
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, Router
 
 from ...check.specs import all_assignments
-from .. import sessions
-from ..pages import SITE_TITLE, PageError, environment, read_form, root_of
+from .. import pages, sessions
+from ..pages import SITE_TITLE, PageError, environment, read_form, render, root_of
 from ..uploads import UploadError
-from . import deeplink, enroll, launch, registry
+from . import deeplink, enroll, launch, nrps, passback, registry
+from . import status as lti_status
+from .ags import AgsError, Tokens
 from .keys import ToolKeys
 
 BROWSER_COOKIE = "lti_browser"
@@ -179,6 +182,50 @@ def router(service) -> Router:
             return form
         return await run_in_threadpool(deep_link_choice, form, request)
 
+    # ---- the instructor's page: passbacks (retry) and courses (roster sync, who never launched)
+
+    http = httpx.Client(timeout=20.0)
+    tokens = Tokens(keys, http)
+
+    def admin_page(request: Request, account, csrf: str, message: str = "", status: int = 200) -> Response:
+        if not account.is_instructor:
+            raise PageError(403, "只有教师可以查看课程平台的设置")
+        return render(request, "lti/admin.html", status, account=account, csrf=csrf, message=message,
+                      summary=passback.summary(service.db), open=lti_status.open_passbacks(service.db),
+                      courses=lti_status.courses(service.db))
+
+    @pages.page
+    def admin(request: Request) -> Response:
+        account, csrf = pages.signed_in(service, request)
+        return admin_page(request, account, csrf)
+
+    @pages.page
+    async def admin_retry(request: Request) -> Response:
+        form = await read_form(request)
+        account, csrf = await run_in_threadpool(pages.checked_post, service, request, form)
+        if not account.is_instructor:
+            raise PageError(403, "只有教师可以重试回传")
+        n = await run_in_threadpool(passback.retry_failed, service.db)
+        return await run_in_threadpool(admin_page, request, account, csrf, f"已重新排队 {n} 条回传失败的成绩")
+
+    def sync(account, csrf: str, form: dict[str, str], request: Request) -> Response:
+        if not account.is_instructor:
+            raise PageError(403, "只有教师可以同步名单")
+        try:
+            result = nrps.sync(service.db, tokens, http, int(form.get("platform", "0")), form.get("context", ""))
+        except ValueError:
+            raise PageError(400, "表单不正确") from None
+        except AgsError as exc:
+            return admin_page(request, account, csrf, f"同步名单失败：{exc.message}", 502)
+        return admin_page(request, account, csrf, f"名单已同步：课程平台上有 {result.members} 名学生，新加入 {result.enrolled} 名，"
+                                                  f"新退课 {result.departed} 名")
+
+    @pages.page
+    async def admin_sync(request: Request) -> Response:
+        form = await read_form(request)
+        account, csrf = await run_in_threadpool(pages.checked_post, service, request, form)
+        return await run_in_threadpool(sync, account, csrf, form, request)
+
     # ---- the tool's public configuration
 
     def jwks(request: Request) -> Response:
@@ -193,6 +240,9 @@ def router(service) -> Router:
         Route("/launch", launch_post, methods=["POST"]),
         Route("/enter", enter, methods=["GET"]),
         Route("/deeplink", deep_link_post, methods=["POST"]),
+        Route("/admin", admin, methods=["GET"]),
+        Route("/admin/retry", admin_retry, methods=["POST"]),
+        Route("/admin/sync", admin_sync, methods=["POST"]),
         Route("/jwks.json", jwks, methods=["GET"]),
         Route("/config/canvas.json", canvas, methods=["GET"]),
     ])
