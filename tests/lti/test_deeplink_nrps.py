@@ -17,7 +17,7 @@ from autograder.service.lti.tables import CONTEXTS, USERS
 from autograder.service.roster import Student, import_students
 
 from .conftest import ASSIGNMENT, launch, visible_text
-from .platform import LEARNER, LIS, User
+from autograder.commands.lti_demo import LEARNER, LIS, User
 from .test_launch import follow_to_page
 
 DL = "https://purl.imsglobal.org/spec/lti-dl/claim/"
@@ -59,7 +59,7 @@ def test_instructor_adds_an_assignment_with_its_line_item(tool, platform):
 
 def test_a_forged_deep_linking_response_does_not_verify(tool, platform):
     """The platform's check in the test is real: a response signed by another key is rejected."""
-    from .platform import new_key
+    from autograder.commands.lti_demo import new_key
 
     kid, pem, _ = new_key()
     forged = jwt.encode({"iss": platform.client_id, "aud": [platform.issuer]}, pem, algorithm="RS256",

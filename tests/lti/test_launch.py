@@ -19,7 +19,7 @@ from autograder.service.lti.tables import NONCES, USERS
 from autograder.service.roster import import_students, Student
 
 from .conftest import ASSIGNMENT, TOOL, auth_state, authorize, launch, login, people, visible_text
-from .platform import FakePlatform
+from autograder.commands.lti_demo import FakePlatform
 
 
 def counts(tool) -> tuple[int, int]:

@@ -23,7 +23,7 @@ import pytest
 
 from ..service.server import Server, make_course, notebook_bytes, run, submit, wait_done  # noqa: I001 (puts tests/autograder on sys.path)
 from ..service.test_pages import WIDTHS
-from .platform import INSTRUCTOR, LEARNER, FakePlatform, User
+from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, FakePlatform, User
 
 import make_corpus  # noqa: E402
 
@@ -200,3 +200,27 @@ def test_scores_arrive_exactly_once_despite_downtime_and_sigkill(site):
     out = run("lti", "passback", "--data", str(site["data"])).stdout
     assert "失败 0" in out and "待回传 0" in out, out
     json.dumps(per_student)
+
+
+def test_make_serve_demo_course_opens_from_its_fake_platform(browser):
+    """``python -m autograder.commands.demo_course --lti-port``: the demo's fake LMS front page launches the tool."""
+    import signal
+
+    from ..service.server import free_port, start_demo_course
+
+    port, lti_port = free_port(), free_port()
+    proc, out = start_demo_course(port, "--lti-port", str(lti_port))
+    try:
+        assert f"假课程平台（试用 LTI 1.3）：http://127.0.0.1:{lti_port}/" in out
+        ctx = browser.new_context(viewport=WIDTHS["desktop"], locale="zh-CN")
+        page = ctx.new_page()
+        page.goto(f"http://127.0.0.1:{lti_port}/")
+        page.click("li:has-text('张三') >> text=新窗口打开作业")
+        page.click("#open")
+        page.wait_for_url(re.compile(rf"^http://127.0.0.1:{port}/assignments/{A1}$"), timeout=30000)
+        assert "张三" in page.inner_text("header") and "s001" in page.inner_text("header")  # linked to the demo roster
+        shot(page, "demo-launched-desktop")
+        ctx.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)

@@ -135,7 +135,7 @@ def test_platform_down_during_a_burst_then_restart_every_score_once(tool, platfo
     """10 students x 5 graded attempts while the platform answers 503, then a new worker (a restarted
     service): each student's final counting score arrives exactly once, nothing else."""
     names = ["alice", "bob"] + [f"p{i}" for i in range(8)]
-    from .platform import LEARNER, User
+    from autograder.commands.lti_demo import LEARNER, User
 
     for i in range(8):
         platform.users[f"p{i}"] = User(f"sub-p{i}", f"学生 {i}", f"p{i}@example.edu", LEARNER)

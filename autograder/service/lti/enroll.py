@@ -77,7 +77,7 @@ def sign_in(db: Database, launch: Launch, now: float | None = None) -> Account:
         if row is None:
             account_id = _roster_match(con, launch) if role == "student" else None
             if account_id is None:
-                login = lti_login(launch) if role == "student" else f"{launch.name or '教师'}（{lti_login(launch)}）"
+                login = lti_login(launch) if role == "student" else f"{launch.name[:60] or '教师'}（{lti_login(launch)}）"
                 existing = con.execute(sa.select(ACCOUNTS.c.id).where((ACCOUNTS.c.role == role) & (ACCOUNTS.c.login == login))).scalar()
                 account_id = existing if existing is not None else _new_account(con, role, login, launch.name, launch.email, now)
             con.execute(sa.insert(USERS).values(platform_id=launch.platform.id, sub=launch.sub, role=role, account_id=account_id,

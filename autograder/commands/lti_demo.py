@@ -1,4 +1,6 @@
-"""A fake LTI 1.3 platform for the tests: a real HTTP server on loopback with its own RSA keys.
+"""A small fake LTI 1.3 platform (an "LMS") for the tests and for trying the tool out with ``make serve``.
+
+A real HTTP server on loopback with its own RSA keys; never meant for real courses.
 
 It plays the LMS's parts: the key set (``/jwks``, rotatable), the OIDC authorization endpoint (``/auth``: it
 answers with a form that posts the signed ``id_token`` and the ``state`` to the tool, like Canvas and Moodle
@@ -8,6 +10,8 @@ an iframe or top-level, and the deep-linking return endpoint (it verifies the to
 Launch payloads are shaped like Canvas's and Moodle's (claims, custom fields, role URIs).
 
 ``mode`` switches the AGS/NRPS/token endpoints to ``"down"`` (503) or ``"busy"`` (429 with Retry-After).
+Its front page (``/``) lists the people and opens the tool as each of them, in a new window or in a frame, and
+shows the gradebook (the scores the tool posted).
 """
 
 from __future__ import annotations
@@ -316,7 +320,26 @@ class FakePlatform:
             items = claims.get("https://purl.imsglobal.org/spec/lti-dl/claim/content_items", [])
             return HTMLResponse(f"<p id='added'>已添加 {len(items)} 项：{html.escape(items[0]['title']) if items else ''}</p>")
 
+        async def index(request: Request) -> Response:
+            rows = []
+            for hint, u in self.users.items():
+                teacher = any(r.endswith("membership#Instructor") for r in u.roles)
+                links = [f'<a href="/courses/course-1?user={html.escape(hint)}">新窗口打开作业</a>',
+                         f'<a href="/courses/course-1?user={html.escape(hint)}&amp;frame=1">在框架中打开作业</a>']
+                if teacher:
+                    links.append(f'<a href="/courses/course-1?user={html.escape(hint)}&amp;frame=1&amp;type=LtiDeepLinkingRequest">'
+                                 "添加作业（深度链接）</a>")
+                rows.append(f"<li>{'教师' if teacher else '学生'} {html.escape(u.name)}：{' · '.join(links)}</li>")
+            book = "".join(f"<tr><td>{html.escape(s['userId'])}</td><td>{s['scoreGiven']:g} / {s['scoreMaximum']:g}</td>"
+                           f"<td>{html.escape(s['timestamp'])}</td></tr>" for s in self.scores)
+            head = "<head><meta charset='utf-8'><meta name='viewport' content='width=device-width'><title>假课程平台</title></head>"
+            return HTMLResponse(f"<!DOCTYPE html><html lang='zh-CN'>{head}<body><h1>假课程平台（试用 LTI）</h1>"
+                                f"<p>这不是真正的 LMS，只用来试用本服务的 LTI 1.3 启动、深度链接与成绩回传。</p><ul>{''.join(rows)}</ul>"
+                                f"<h2>成绩册（本服务回传的成绩）</h2><table><tr><th>用户</th><th>得分</th><th>时间</th></tr>{book}</table>"
+                                "</body></html>")
+
         return Starlette(routes=[
+            Route("/", index),
             Route("/jwks", jwks), Route("/auth", auth), Route("/token", token, methods=["POST"]),
             Route("/api/lti/courses/{ctx}/line_items", lineitems, methods=["GET", "POST"]),
             Route("/api/lti/courses/{ctx}/line_items/{item}/scores", scores, methods=["POST"]),
