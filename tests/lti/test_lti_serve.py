@@ -95,6 +95,22 @@ def test_launch_inside_the_platforms_iframe(site, browser, width):
     ctx.close()
 
 
+@pytest.mark.parametrize("width", ["desktop", "phone"])
+def test_instructor_launch_opens_the_dashboard_and_the_lti_page(site, browser, width):
+    platform, server = site["platform"], site["server"]
+    ctx = browser.new_context(viewport=WIDTHS[width], locale="zh-CN")
+    page = ctx.new_page()
+    page.goto(f"{platform.base}/courses/course-1?user=teacher")
+    page.click("#open")
+    page.wait_for_url(re.compile(rf"^http://localhost:{server.port}/instructor/assignments/{A1}$"), timeout=30000)
+    page.click("header >> text=课程平台")
+    page.wait_for_url(re.compile(r"/lti/admin$"))
+    text = page.inner_text("main")
+    assert "成绩回传" in text and "课程与名单" in text and "评价二分类模型" in text  # the course the launch came from
+    shot(page, f"lti-admin-{width}")
+    ctx.close()
+
+
 def test_the_service_pages_refuse_to_be_framed_by_the_platform(site, browser):
     """Only the LTI pages may be framed by the platform: the student page in the platform's frame is blocked."""
     platform, server = site["platform"], site["server"]
