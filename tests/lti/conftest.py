@@ -26,6 +26,7 @@ from autograder.service.lti.keys import ToolKeys
 from autograder.service.policy import parse_policy
 from autograder.service.uploads import notebook_rules
 
+from ..scale.conftest import postgres  # noqa: F401 (the PostgreSQL server fixture, for the tests on PostgreSQL)
 from ..service import server as _server  # noqa: F401 (puts tests/autograder on sys.path for test_pages)
 from ..service.test_pages import browser  # noqa: F401,E402 (the same Debian chromium fixture, for test_lti_serve)
 from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, FakePlatform, User
@@ -43,10 +44,11 @@ class Tool:
     data: Path
 
 
-def make_tool(tmp: Path) -> Tool:
+def make_tool(tmp: Path, url: str | None = None) -> Tool:
+    """The tool over a SQLite database in ``tmp`` (or the database at ``url``)."""
     data = tmp / "data"
     data.mkdir()
-    db = Database(f"sqlite:///{data / 'gradebook.db'}")
+    db = Database(url or f"sqlite:///{data / 'gradebook.db'}")
     db.create()
     known = all_assignments()
     policy = parse_policy({"assignments": {n: {} for n in known}}, list(known))
@@ -59,8 +61,13 @@ def make_tool(tmp: Path) -> Tool:
 
 
 @pytest.fixture
-def tool(tmp_path):
-    t = make_tool(tmp_path)
+def tool(request, tmp_path):
+    """The tool in process; a test marked ``@pytest.mark.parametrize("tool", ["postgresql"], indirect=True)`` gets
+    a fresh PostgreSQL database of its own (the server of tests/scale)."""
+    url = None
+    if getattr(request, "param", "sqlite") == "postgresql":
+        url = request.getfixturevalue("postgres").url(f"lti_{abs(hash(request.node.name)) % 10**8}")
+    t = make_tool(tmp_path, url)
     yield t
     t.client.close()
     t.db.dispose()

@@ -249,3 +249,33 @@ def test_a_platform_with_its_own_token_audience(tool, platform):
     assert platform.refused_requests == 1 and platform.scores[-1]["scoreGiven"] == 7.0
     with tool.db.read() as con:
         assert "HTTP 401" in con.execute(sa.select(PASSBACK.c.error)).scalar()
+
+
+@pytest.mark.parametrize("tool", ["postgresql"], indirect=True)
+def test_two_service_processes_on_postgresql_post_each_score_once(tool, platform, monkeypatch):
+    """Two workers (as in two service processes on one PostgreSQL) claim at once: SKIP LOCKED and the leases
+    give every row to exactly one of them."""
+    import threading
+
+    from autograder.commands.lti_demo import LEARNER, User
+
+    for i in range(12):
+        platform.users[f"q{i}"] = User(f"sub-q{i}", f"学生 {i}", f"q{i}@example.edu", LEARNER)
+    logins = enrolled(tool, platform, *[f"q{i}" for i in range(12)])
+    for n, login in enumerate(logins):
+        grade(tool, login, float(n % 10))
+    monkeypatch.setattr(passback, "BATCH", 2)  # small claims: the two workers interleave
+    workers = [worker(tool), worker(tool)]
+    sent = [0, 0]
+
+    def drain(k: int) -> None:
+        while (n := workers[k].run_once()):
+            sent[k] += n
+
+    threads = [threading.Thread(target=drain, args=(k,)) for k in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert sum(sent) == 12 and len(platform.scores) == 12
+    assert len({s["userId"] for s in platform.scores}) == 12 and len(platform.lineitems["course-1"]) == 1
