@@ -7,6 +7,7 @@ mounted at             module                           what
 ``/instructor``        :mod:`.instructor_pages`         the instructors' pages
 ``/static``            Starlette's ``StaticFiles``       the pages' only scripts and styles
 ``/``                  :mod:`.student_pages`            sign-in and the students' pages
+``/lti``               :mod:`.lti`                      LTI 1.3: launch, deep linking, key set, the LMS page
 ``/healthz``           :func:`.api.health`              liveness (no authentication)
 =====================  ===============================  ==============================================
 
@@ -26,7 +27,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..service import Service
-from . import api, errors, instructor_pages, student_pages
+from . import api, errors, instructor_pages, lti, student_pages
 from .render import STATIC
 
 SECURITY_HEADERS = [
@@ -47,6 +48,7 @@ ROUTES = [
     Mount("/api/v1", routes=api.ROUTES),
     Route("/instructor", instructor_pages.bare, methods=["GET"]),
     Mount("/instructor", routes=instructor_pages.ROUTES),
+    Mount("/lti", routes=lti.ROUTES),  # LTI 1.3 Advantage (autograder/service/lti: the core)
     Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
     *student_pages.ROUTES,
 ]
@@ -56,6 +58,7 @@ def make_app(service: Service, *, lifespan=None) -> "SecurityHeaders":
     """The ASGI application of ``service`` (``lifespan``: Starlette's, e.g. to start and stop the grading)."""
     app = Starlette(routes=ROUTES, exception_handlers=errors.HANDLERS, lifespan=lifespan)
     app.state.service = service
+    app.state.lti = lti.Tool(service.data_root)  # the tool's keys and outbound client, once per app
     app.state.upload_slots = asyncio.Semaphore(UPLOAD_SLOTS)  # memory: at most this many bodies at a time
     return SecurityHeaders(app)
 
