@@ -239,6 +239,16 @@ def test_refuses_alg_none_and_hs256(tool, platform):
     refused(tool, r, "签名算法 HS256 不被接受")
 
 
+def test_a_malformed_or_oversized_launch_form_is_refused_inside_the_platforms_frame(tool, platform):
+    """The form's own errors (the web layer's domain errors) become the LTI refusal, with their status and a page
+    the platform may frame (the ordinary error page could not be shown there)."""
+    wrong_type = tool.client.post("/lti/launch", content=b'{"id_token": "x"}', headers={"content-type": "application/json"})
+    refused(tool, wrong_type, "表单不正确：表单格式不正确", 400)
+    assert "frame-ancestors " + platform.base in wrong_type.headers["content-security-policy"]
+    huge = tool.client.post("/lti/launch", data={"id_token": "x" * (100 * 1024), "state": "s"})
+    refused(tool, huge, "表单不正确", 413)
+
+
 @pytest.mark.parametrize("missing", ["sub", "nonce", "exp"])
 def test_refuses_missing_claims(tool, platform, missing):
     r = post_token(tool, platform, lambda c: c.pop(missing))

@@ -107,6 +107,22 @@ def test_better_attempt_posts_again_worse_does_not_token_cached_line_item_once(t
     assert len(platform.lineitems["course-1"]) == 1 and len(platform.assertions) == 1 == w.tokens.requested
 
 
+def test_a_regrade_of_the_counting_attempt_posts_its_new_score_once(tool, platform):
+    """A regrade changes the counting submission's score in place (same id): settle enqueues the new score, and a
+    settle that changes nothing the LMS shows (the gradebook rewritten for an unsettled worse attempt) posts nothing."""
+    (alice,) = enrolled(tool, platform, "alice")
+    w = worker(tool)
+    sid = grade(tool, alice, 5.0)
+    assert w.run_once() == 1
+    with tool.db.write() as con:  # what a regrade leaves: a new score on the same row, not settled yet
+        con.execute(sa.update(SUBMISSIONS).where(SUBMISSIONS.c.id == sid).values(score=7.5, settled=False))
+    counting.settle(tool.db, Recorder(), lambda a: "best", lambda a: "threshold_metrics", alice, ASSIGNMENT)
+    assert w.run_once() == 1
+    counting.settle(tool.db, Recorder(), lambda a: "best", lambda a: "threshold_metrics", alice, ASSIGNMENT, force=True)
+    assert w.run_once() == 0
+    assert [s["scoreGiven"] for s in platform.scores] == [5.0, 7.5]
+
+
 def test_late_penalty_and_last_attempt_lowering_the_score_are_posted(tool, platform):
     (alice,) = enrolled(tool, platform, "alice")
     w = worker(tool)
