@@ -1,7 +1,8 @@
 # The two commands of the README:
 #   make serve   - set everything up, build the course and serve it on http://127.0.0.1:8000,
 #                  with the interactive demo next to it on http://127.0.0.1:8050 and the submission
-#                  service (a demo course, access codes printed) on http://127.0.0.1:8060
+#                  service (a demo course, access codes printed) on http://127.0.0.1:8060, and a fake LMS
+#                  on http://127.0.0.1:8070 that opens it over LTI 1.3 (docs/lms.md, "Trying it out")
 #   make test    - set everything up and run the whole test suite
 PYTHON ?= python3
 VENV   := .venv
@@ -12,6 +13,7 @@ PORT   ?= 8000
 HOST   ?= 127.0.0.1
 DEMO_PORT ?= 8050
 SUBMIT_PORT ?= 8060
+LTI_PORT ?= 8070
 
 .PHONY: serve demo submit test test-fast lint setup system book book-instructor pdf pdf-instructor bench bench-pages freeze clean
 
@@ -20,9 +22,9 @@ SUBMIT_PORT ?= 8060
 # The site links to the demo, the submission service and its base URL through the deployment setting
 # COURSE_SITE_CONFIG (default deploy/local.yml = these local addresses; see docs/deploy.md).
 serve: book pdf
-	@echo "课程已构建：http://$(HOST):$(PORT)/  交互演示：http://$(HOST):$(DEMO_PORT)/  作业提交：http://$(HOST):$(SUBMIT_PORT)/  （Ctrl-C 停止）"
+	@echo "课程已构建：http://$(HOST):$(PORT)/  交互演示：http://$(HOST):$(DEMO_PORT)/  作业提交：http://$(HOST):$(SUBMIT_PORT)/  假课程平台（LTI）：http://$(HOST):$(LTI_PORT)/  （Ctrl-C 停止）"
 	@$(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT) & demo_pid=$$!; \
-	$(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) & submit_pid=$$!; \
+	$(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT) & submit_pid=$$!; \
 	trap 'kill $$demo_pid $$submit_pid 2>/dev/null; wait $$submit_pid 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/python -m http.server $(PORT) --bind $(HOST) --directory _build/html
 
@@ -32,7 +34,7 @@ demo: setup
 
 # The submission service alone, with the throwaway demo course (codes printed; removed on Ctrl-C).
 submit: setup
-	$(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT)
+	$(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT)
 
 # The whole suite on TEST_WORKERS pytest-xdist workers (test modules as units, longest first: tests/conftest.py).
 TEST_WORKERS ?= 3

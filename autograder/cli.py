@@ -1,4 +1,4 @@
-"""Command line: ``autograder grade``, ``generate``, ``check-exercises``, ``serve`` and ``roster``."""
+"""Command line: ``autograder grade``, ``generate``, ``check-exercises``, ``serve``, ``roster`` and ``lti``."""
 
 from __future__ import annotations
 
@@ -41,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--exercises")
 
     add_service_commands(sub)
+    from .commands import lti
+
+    lti.add_parser(sub)
 
     sb = sub.add_parser("sandbox", help="沙箱：准备 cgroup 委派，查看生效的限制")
     sbs = sb.add_subparsers(dest="sandbox_command", required=True)
@@ -62,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         from .commands import sandbox_setup
 
         return sandbox_setup.run(args)
+    if args.command == "lti":
+        from .commands import lti
+
+        return lti.main(args)
     try:
         if args.command == "grade":
             return grade.grade(args)

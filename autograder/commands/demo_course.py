@@ -68,17 +68,38 @@ def banner(url: str, codes: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+def demo_platform(data: Path, host: str, port: int, lti_port: int):
+    """A fake LMS on ``lti_port`` (this process), registered in the demo's data folder, knowing the demo's people."""
+    from ..service.database import Database
+    from ..service.lti import registry
+    from .lti_demo import INSTRUCTOR as TEACHING, LEARNER, FakePlatform, User
+
+    platform = FakePlatform(host=host, port=lti_port, flavour="canvas")
+    platform.tool = f"http://{host}:{port}"
+    platform.users = {sid: User(f"demo-{sid}", name, f"{sid}@example.edu", LEARNER, sourcedid=sid) for sid, name in STUDENTS}
+    platform.users["teacher"] = User("demo-teacher", INSTRUCTOR, "teacher@example.edu", TEACHING)
+    platform.custom = {"link-1": {"assignment": "ps1_threshold_metrics"}}
+    db = Database(f"sqlite:///{data / 'gradebook.db'}")
+    registry.add(db, **platform.registration())
+    db.dispose()
+    return platform.start()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.commands.demo_course", description="演示课程的在线评分服务")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8060)
     parser.add_argument("--jobs", type=int, default=0, help="评分进程数（默认 CPU 核数）")
+    parser.add_argument("--lti-port", type=int, default=0, help="同时在这个端口启动一个假课程平台，试用 LTI 1.3（默认不启动）")
     args = parser.parse_args(argv)
     data = Path(tempfile.mkdtemp(prefix="autograder-demo-")) / "data"
     data.mkdir()
     try:
         codes = make_course(data, datetime.now(timezone.utc))
         print(banner(f"http://{args.host}:{args.port}/", codes), file=sys.stderr, flush=True)
+        if args.lti_port:
+            platform = demo_platform(data, args.host, args.port, args.lti_port)
+            print(f"假课程平台（试用 LTI 1.3）：{platform.base}/", file=sys.stderr, flush=True)
         cmd = [str(Path(sys.executable).parent / "autograder"), "serve", "--data", str(data), "--host", args.host,
                "--port", str(args.port),
                # a throwaway demo on one's own machine: it starts (and prints which limits hold) without a delegated cgroup

@@ -14,6 +14,7 @@ from ..check import all_assignments
 from ..service import sessions
 from ..service.service import Service
 from ..service.database import Database, keep_private
+from ..service.lti import passback as lti_passback
 from ..service.dispatcher import Dispatcher
 from ..service.policy import PolicyError, load_policy
 from ..service.queue import Queue
@@ -101,12 +102,16 @@ def serve(args: argparse.Namespace) -> int:
     service = Service(db, policy, data, sessions.Signer(sessions.load_secret(data / "secret.key")), rules,
                       {n: known[n].title for n in policy.assignments}, wake=dispatcher.wake)
 
+    passback = lti_passback.for_service(db, data, service.titles, log)  # LTI: grade passback worker
+
     @contextlib.asynccontextmanager
     async def lifespan(app):
         dispatcher.start()
+        passback.start()  # LTI
         log(f"autograder serve：http://{args.host}:{args.port}/api/v1（数据目录 {data}；"
             f"成绩库 {'SQLite' if db.sqlite else 'PostgreSQL'}；{grading.describe()}；开放作业 {', '.join(policy.assignments)}）")
         yield
+        passback.stop()  # LTI
         dispatcher.stop()
 
     if not (0 < args.body_grace <= 600 and 0 < args.body_min_rate):

@@ -33,6 +33,7 @@ from ..store import report
 from .database import COUNTING as C
 from .database import SUBMISSIONS as S
 from .database import Database
+from .lti import passback as lti_passback
 
 
 def choose(rows: list, counts: str):
@@ -103,6 +104,8 @@ def settle(db: Database, store, counts_of: Callable[[str], str], notebook_of: Ca
                 con.execute(sa.delete(C).where((C.c.student_id == student) & (C.c.assignment == assignment)))
                 con.execute(sa.insert(C).values(student_id=student, assignment=assignment, submission_id=chosen.id,
                                                 updated_at=time.time()))
+                lti_passback.enqueue(con, student, assignment, chosen.id, effective_score(chosen.score, chosen.penalty),
+                                     chosen.max_score)  # LTI: grade passback, in the same transaction as the choice
         with db.write() as con:
             con.execute(sa.update(S).where(S.c.id.in_([r.id for r in rows]) & ~S.c.settled).values(settled=True))
         return chosen.id

@@ -30,6 +30,7 @@ from typing import Iterator
 import sqlalchemy as sa
 
 from ..store.urls import engine_url
+from .lti.tables import META as LTI_META
 
 META = sa.MetaData()
 
@@ -164,9 +165,11 @@ class Database:
             with self.engine.begin() as con:
                 con.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _key("create-tables")})
                 META.create_all(con, checkfirst=True)
+                LTI_META.create_all(con, checkfirst=True)
                 _drop_copies(con)
         else:
             META.create_all(self.engine, checkfirst=True)
+            LTI_META.create_all(self.engine, checkfirst=True)
             with self.engine.begin() as con:
                 _drop_copies(con)
 
@@ -248,3 +251,4 @@ def _sqlite_connect(dbapi_con, _record) -> None:
 
 def _sqlite_begin(con: sa.Connection) -> None:
     con.exec_driver_sql("BEGIN IMMEDIATE" if con.get_execution_options().get("immediate") else "BEGIN")
+

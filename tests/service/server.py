@@ -128,3 +128,18 @@ def files_under(root: Path) -> list[Path]:
 
 def dumps(data) -> bytes:
     return json.dumps(data).encode()
+
+
+def start_demo_course(port: int, *extra: str, timeout: float = 120) -> tuple[subprocess.Popen, str]:
+    """``python -m autograder.commands.demo_course`` on ``port``; the process and what it printed until it served."""
+    proc = subprocess.Popen([str(REPO / ".venv" / "bin" / "python"), "-m", "autograder.commands.demo_course", "--port", str(port),
+                             "--jobs", "1", *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        assert line or proc.poll() is None, "".join(lines)
+        lines.append(line)
+        if "autograder serve：" in line:
+            break
+    return proc, "".join(lines)

@@ -5,32 +5,20 @@ from __future__ import annotations
 
 import re
 import signal
-import subprocess
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
-from .server import REPO, free_port
+from .server import REPO, free_port, start_demo_course
 
 pytestmark = pytest.mark.slow
 
 
 def test_demo_course_serves_pages_with_the_printed_codes():
     port = free_port()
-    proc = subprocess.Popen([str(REPO / ".venv" / "bin" / "python"), "-m", "autograder.commands.demo_course", "--port", str(port),
-                             "--jobs", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    lines: list[str] = []
+    proc, out = start_demo_course(port)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            line = proc.stderr.readline()
-            assert line or proc.poll() is None, "".join(lines)
-            lines.append(line)
-            if "autograder serve：" in line:
-                break
-        out = "".join(lines)
         codes = dict(re.findall(r"(?:学生|教师) (\S+?)(?:（\S+）)?\s+访问码 (\S+)", out))
         assert set(codes) == {"s001", "s002", "s003", "王老师"}, out
         data = Path(re.search(r"数据目录 (\S+?)；", out).group(1))

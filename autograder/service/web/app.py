@@ -7,6 +7,7 @@ mounted at             module                           what
 ``/instructor``        :mod:`.instructor_pages`         the instructors' pages
 ``/static``            Starlette's ``StaticFiles``       the pages' only scripts and styles
 ``/``                  :mod:`.student_pages`            sign-in and the students' pages
+``/lti``               :mod:`.lti`                      LTI 1.3: launch, deep linking, key set, the LMS page
 ``/healthz``           :func:`.api.health`              liveness (no authentication)
 =====================  ===============================  ==============================================
 
@@ -24,7 +25,7 @@ from starlette.routing import Mount, Route, Router
 from starlette.staticfiles import StaticFiles
 
 from ..service import Service
-from . import api, errors, instructor_pages, student_pages
+from . import api, errors, instructor_pages, lti, student_pages
 from .forms import BodyTime
 from .render import STATIC, favicon
 from .slots import BodySlots
@@ -48,6 +49,7 @@ ROUTES = [
     Mount("/api/v1", routes=api.ROUTES),
     Route("/instructor", instructor_pages.bare, methods=["GET"]),
     Mount("/instructor", routes=instructor_pages.ROUTES),
+    Mount("/lti", routes=lti.ROUTES),  # LTI 1.3 Advantage (autograder/service/lti: the core)
     Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
     Route("/favicon.ico", favicon, methods=["GET"]),  # asked for by browsers on their own
     *student_pages.ROUTES,
@@ -61,6 +63,7 @@ def make_app(service: Service, *, lifespan=None, body_time: BodyTime | None = No
     for router in [app.router, *(r.app for r in ROUTES if isinstance(r, Mount) and isinstance(r.app, Router))]:
         router.redirect_slashes = False  # Starlette's redirect copies the request's Host into Location; ours are relative
     app.state.service = service
+    app.state.lti = lti.Tool(service.data_root)  # the tool's keys and outbound client, once per app
     app.state.upload_slots = BodySlots(UPLOAD_SLOTS, UPLOAD_SLOTS_PER_ACCOUNT)  # memory and fairness
     app.state.body_time = body_time or BodyTime()
     return SecurityHeaders(app)

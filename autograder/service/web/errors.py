@@ -13,6 +13,8 @@ domain error           status  how it looks
 ``TooSlow``            408     a body slower than its time limit
 ``TooMany``            429     with ``Retry-After``
 ``Busy``               503     with ``Retry-After`` (no upload slot free)
+``LaunchRefused``      its     an LTI login or launch refused: the LTI refusal page, framable by the
+                       own     platforms (:func:`.lti.refused_page`); a malformed form's has its cause's
 =====================  ======  ==================================================================
 
 Starlette's own errors (no such route, wrong method) answer in the same shapes; anything else is a 500
@@ -27,7 +29,9 @@ from starlette.responses import JSONResponse, Response
 
 from ..errors import (Busy, Forbidden, Invalid, NotFound, NotReady, NotSignedIn, ServiceError, TooLarge, TooMany,
                       TooSlow, Unsupported)
+from ..lti.launch import LaunchRefused
 from . import render
+from .lti import refused_page
 
 STATUS: dict[type[ServiceError], int] = {
     Invalid: 400, NotSignedIn: 401, Forbidden: 403, NotFound: 404, NotReady: 409, TooLarge: 413, Unsupported: 415,
@@ -87,4 +91,11 @@ async def server_error(request: Request, exc: Exception) -> Response:
     return json_error("服务器内部错误，请稍后再试", 500)
 
 
-HANDLERS = {ServiceError: service_error, HTTPException: http_error, 500: server_error}
+async def launch_refused(request: Request, exc: Exception) -> Response:
+    """An LTI refusal: the refusal page (inside the platform's frame), with the status of its cause if it has one."""
+    assert isinstance(exc, LaunchRefused)
+    cause = exc.__cause__
+    return refused_page(request, exc.message, status_of(cause) if isinstance(cause, ServiceError) else exc.status)
+
+
+HANDLERS = {LaunchRefused: launch_refused, ServiceError: service_error, HTTPException: http_error, 500: server_error}

@@ -1,0 +1,229 @@
+"""Grade passback as a durable queue in the service's database, posted exactly once per score change.
+
+How "exactly once" is reached against an LMS that cannot take part in our transactions:
+
+* **one row per (platform, course, person, assignment)** holds the LATEST counting score: :func:`enqueue` runs
+  in the same transaction as the change of the counting attempt (``service_counting``), so a score change and
+  its passback are recorded together or not at all; a newer change overwrites the row (version + 1) instead of
+  queueing a second post, so a burst of attempts posts the final score, not every intermediate one;
+* **the score carries the time of the change** (``timestamp``, fixed when enqueued): AGS platforms keep the
+  score with the latest timestamp and a repeated post of the same timestamp changes nothing, so the one case
+  we cannot rule out (the platform stored the score, then the service was killed before it recorded that) is
+  a harmless repeat of the same score, and a late retry can never overwrite a newer score;
+* **a claim with a lease** (like the grading queue): a killed service's claims expire and another start takes
+  them; a row is marked sent only if its version did not change while it was being posted.
+
+Retries: no connection, timeouts, 429 and 5xx wait with exponential backoff (``Retry-After`` honoured) up to
+:data:`MAX_TRIES`; other refusals fail at once.  Failed rows are listed (:func:`summary`) and can be retried.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from datetime import datetime, timezone
+from typing import Callable
+
+import httpx
+import sqlalchemy as sa
+
+from ..database import ACCOUNTS, Database
+from . import registry
+from .ags import SCOPE_LINEITEM, SCOPE_SCORE, AgsError, Tokens, find_or_create_lineitem, post_score
+from .keys import ToolKeys
+from .tables import CONTEXTS, LINEITEMS, PASSBACK, USERS
+
+MAX_TRIES = 12
+BACKOFF_BASE = 2.0
+BACKOFF_MAX = 600.0
+LEASE = 60.0
+BATCH = 20
+
+
+def iso_ms(t: float) -> str:
+    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def enqueue(con: sa.Connection, student: str, assignment: str, submission_id: str, score: float, max_score: float,
+            now: float | None = None) -> int:
+    """Queue the new counting score of ``student`` for every course they launched from (inside the caller's
+    transaction); the number of rows queued (0 for a student who never came through LTI, or when each line
+    already holds this submission's score: a settle that changed nothing the LMS shows posts nothing).
+
+    The line's own row is the comparison, not the counting row: a regrade changes the counting submission's
+    score in place, and that change must go over."""
+    now = now or time.time()
+    people = con.execute(sa.select(USERS.c.platform_id, USERS.c.sub, USERS.c.context_id)
+                         .join(ACCOUNTS, ACCOUNTS.c.id == USERS.c.account_id)
+                         .where((ACCOUNTS.c.login == student) & (ACCOUNTS.c.role == "student") & (USERS.c.role == "student")
+                                & USERS.c.context_id.is_not(None))).all()
+    queued = 0
+    for p in people:
+        ctx = con.execute(sa.select(CONTEXTS.c.lineitems_url).where((CONTEXTS.c.platform_id == p.platform_id)
+                                                                    & (CONTEXTS.c.context_id == p.context_id))).first()
+        known = con.execute(sa.select(LINEITEMS.c.url).where((LINEITEMS.c.platform_id == p.platform_id) & (LINEITEMS.c.context_id == p.context_id)
+                                                             & (LINEITEMS.c.assignment == assignment))).first()
+        if (ctx is None or not ctx.lineitems_url) and known is None:
+            continue  # the course did not grant grade passback
+        line = (PASSBACK.c.platform_id == p.platform_id) & (PASSBACK.c.context_id == p.context_id) \
+            & (PASSBACK.c.sub == p.sub) & (PASSBACK.c.assignment == assignment)
+        values = dict(student_id=student, submission_id=submission_id, score=score, max_score=max_score, timestamp=iso_ms(now),
+                      status="pending", tries=0, next_at=now, error=None)
+        row = con.execute(sa.select(PASSBACK.c.id, PASSBACK.c.version, PASSBACK.c.submission_id, PASSBACK.c.score,
+                                    PASSBACK.c.max_score).where(line)).first()
+        if row is not None and (row.submission_id, row.score, row.max_score) == (submission_id, score, max_score):
+            continue  # the line already holds this score (settle rewrites the gradebook more often than the score changes)
+        if row is None:
+            con.execute(sa.insert(PASSBACK).values(platform_id=p.platform_id, context_id=p.context_id, sub=p.sub,
+                                                   assignment=assignment, version=1, **values))
+        else:
+            con.execute(sa.update(PASSBACK).where(PASSBACK.c.id == row.id).values(version=row.version + 1, **values))
+        queued += 1
+    return queued
+
+
+def backoff(tries: int) -> float:
+    """Seconds before try ``tries + 1``: 2, 4, 8 ... up to :data:`BACKOFF_MAX`, with 20 % jitter."""
+    return min(BACKOFF_MAX, BACKOFF_BASE ** tries) * random.uniform(0.8, 1.2)  # noqa: S311 (jitter, not secrecy)
+
+
+class Passback:
+    """Posts the queued scores (:meth:`run_once`; :meth:`start` runs it in a thread every ``poll`` seconds)."""
+
+    def __init__(self, db: Database, keys: ToolKeys, instance: str, *, titles: Callable[[str], str] = lambda a: a,
+                 feedback_url: Callable[[str], str | None] = lambda sid: None, client: httpx.Client | None = None,
+                 clock=time.time, poll: float = 1.0, log: Callable[[str], None] = lambda m: None) -> None:
+        self.db, self.instance, self.titles, self.feedback_url = db, instance, titles, feedback_url
+        self.client = client or httpx.Client(timeout=20.0)
+        self.tokens = Tokens(keys, self.client, clock)
+        self.clock, self.poll, self.log = clock, poll, log
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def release_orphans(self) -> None:
+        """At start with SQLite (one process per data folder): claims of an earlier, killed process are free now."""
+        with self.db.write() as con:
+            con.execute(sa.update(PASSBACK).where(PASSBACK.c.claimed_by.is_not(None)).values(claimed_by=None, lease_until=None))
+
+    def _claim(self, now: float) -> list:
+        free = PASSBACK.c.claimed_by.is_(None) | (PASSBACK.c.lease_until < now)
+        with self.db.write() as con:
+            q = sa.select(PASSBACK).where((PASSBACK.c.status == "pending") & (PASSBACK.c.next_at <= now) & free) \
+                .order_by(PASSBACK.c.next_at).limit(BATCH)
+            if not self.db.sqlite:
+                q = q.with_for_update(skip_locked=True)
+            rows = con.execute(q).all()
+            if rows:
+                con.execute(sa.update(PASSBACK).where(PASSBACK.c.id.in_([r.id for r in rows]))
+                            .values(claimed_by=self.instance, lease_until=now + LEASE))
+        return rows
+
+    def run_once(self) -> int:
+        """Post every due score once; the number posted."""
+        sent = 0
+        for row in self._claim(self.clock()):
+            try:
+                self._post(row)
+            except AgsError as exc:
+                self._failed(row, exc)
+            else:
+                sent += self._done(row)
+        return sent
+
+    def _post(self, row) -> None:
+        platform = registry.get(self.db, row.platform_id)
+        if platform is None:
+            raise AgsError("课程平台已被移除", False)
+        with self.db.read() as con:
+            ctx = con.execute(sa.select(CONTEXTS).where((CONTEXTS.c.platform_id == row.platform_id)
+                                                        & (CONTEXTS.c.context_id == row.context_id))).first()
+        token = self.tokens.get(platform, [SCOPE_LINEITEM, SCOPE_SCORE])
+        try:
+            lineitem = find_or_create_lineitem(self.db, self.client, token, platform, row.context_id,
+                                               ctx.lineitems_url if ctx is not None else "", row.assignment,
+                                               self.titles(row.assignment), row.max_score)
+            score = {"userId": row.sub, "scoreGiven": row.score, "scoreMaximum": row.max_score,
+                     "activityProgress": "Completed", "gradingProgress": "FullyGraded", "timestamp": row.timestamp}
+            link = self.feedback_url(row.submission_id)
+            score["comment"] = f"自动评分：{row.score:g}/{row.max_score:g}" + (f"；评分详情：{link}" if link else "")
+            post_score(self.client, token, lineitem, score)
+        except AgsError as exc:
+            if "HTTP 401" in exc.message:
+                self.tokens.forget(platform)  # revoked or expired early: a new token on the next try
+            raise
+
+    def _done(self, row) -> int:
+        with self.db.write() as con:
+            done = con.execute(sa.update(PASSBACK).where((PASSBACK.c.id == row.id) & (PASSBACK.c.version == row.version))
+                               .values(status="sent", sent_at=self.clock(), sent_version=row.version, claimed_by=None,
+                                       lease_until=None, error=None)).rowcount
+            if not done:  # a newer score arrived while this one was posted: it stays pending
+                con.execute(sa.update(PASSBACK).where(PASSBACK.c.id == row.id).values(claimed_by=None, lease_until=None))
+        return 1
+
+    def _failed(self, row, exc: AgsError) -> None:
+        tries = row.tries + 1
+        give_up = not exc.transient or tries >= MAX_TRIES
+        wait = max(backoff(tries), exc.retry_after or 0.0)
+        with self.db.write() as con:
+            con.execute(sa.update(PASSBACK).where((PASSBACK.c.id == row.id) & (PASSBACK.c.version == row.version))
+                        .values(status="failed" if give_up else "pending", tries=tries, next_at=self.clock() + wait,
+                                error=exc.message[:1000], claimed_by=None, lease_until=None))
+            con.execute(sa.update(PASSBACK).where(PASSBACK.c.id == row.id).values(claimed_by=None, lease_until=None))
+        self.log(f"autograder: 成绩回传 {row.student_id}/{row.assignment}：{exc.message}" + ("（放弃）" if give_up else f"（{wait:.0f} 秒后重试）"))
+
+    # ---- the thread
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.run_once()
+            except Exception as exc:  # noqa: BLE001 (a database hiccup must not end passback for the process's life)
+                self.log(f"autograder: 成绩回传出错：{type(exc).__name__}: {exc}")
+            self._wake.wait(self.poll)
+            self._wake.clear()
+
+    def start(self) -> "Passback":
+        self._thread = threading.Thread(target=self._loop, name="lti-passback", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+
+def retry_failed(db: Database, now: float | None = None) -> int:
+    """Put every failed passback back in the queue; how many."""
+    with db.write() as con:
+        return con.execute(sa.update(PASSBACK).where(PASSBACK.c.status == "failed")
+                           .values(status="pending", tries=0, next_at=now or time.time(), error=None)).rowcount
+
+
+def summary(db: Database) -> dict[str, int]:
+    with db.read() as con:
+        rows = con.execute(sa.select(PASSBACK.c.status, sa.func.count()).group_by(PASSBACK.c.status)).all()
+    return {"pending": 0, "sent": 0, "failed": 0, **{r[0]: r[1] for r in rows}}
+
+
+def for_service(db: Database, data, titles: dict[str, str], log: Callable[[str], None]) -> Passback:
+    """The passback worker of an ``autograder serve`` process (its claims of a killed predecessor freed on SQLite)."""
+    import os
+    import socket
+
+    def feedback_url(submission_id: str) -> str | None:
+        base = db.get_setting("lti_base_url")
+        return f"{base}/submissions/{submission_id}" if base else None
+
+    worker = Passback(db, ToolKeys(data), f"{socket.gethostname()}:{os.getpid()}", titles=lambda a: titles.get(a, a),
+                      feedback_url=feedback_url, log=log)
+    if db.sqlite:
+        worker.release_orphans()
+    return worker

@@ -1,0 +1,131 @@
+"""Fixtures: a fake LTI platform (real HTTP server on loopback) and the tool in process (Starlette TestClient).
+
+The tool answers at ``https://tool.test`` (the TestClient's base URL), so its ``Secure`` launch cookie is kept;
+the platform fetches the tool's key set through :attr:`FakePlatform.tool_jwks` instead of over HTTP.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from autograder.check.specs import all_assignments
+from autograder.service import sessions
+from autograder.service.service import Service
+from autograder.service.web.app import make_app
+from autograder.service.database import Database
+from autograder.service.lti import registry
+from autograder.service.lti.keys import ToolKeys
+from autograder.service.policy import parse_policy
+from autograder.service.uploads import notebook_rules
+
+from ..scale.conftest import postgres  # noqa: F401 (the PostgreSQL server fixture, for the tests on PostgreSQL)
+from ..service import server as _server  # noqa: F401 (puts tests/autograder on sys.path for test_pages)
+from ..service.test_pages import browser  # noqa: F401,E402 (the same Debian chromium fixture, for test_lti_serve)
+from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, FakePlatform, User
+
+REPO = Path(__file__).resolve().parents[2]
+TOOL = "https://tool.test"
+ASSIGNMENT = "ps1_threshold_metrics"
+
+
+@dataclass
+class Tool:
+    service: Service
+    client: TestClient
+    db: Database
+    data: Path
+
+
+def make_tool(tmp: Path, url: str | None = None) -> Tool:
+    """The tool over a SQLite database in ``tmp`` (or the database at ``url``)."""
+    data = tmp / "data"
+    data.mkdir()
+    db = Database(url or f"sqlite:///{data / 'gradebook.db'}")
+    db.create()
+    known = all_assignments()
+    policy = parse_policy({"assignments": {n: {} for n in known}}, list(known))
+    sources = {n: REPO / "solutions" / n / f"{a.notebook}.ipynb" for n, a in known.items()}
+    rules = {n: notebook_rules(a, sources[n], sources) for n, a in known.items()}
+    service = Service(db, policy, data, sessions.Signer(sessions.load_secret(data / "secret.key")), rules,
+                      {n: a.title for n, a in known.items()})
+    client = TestClient(make_app(service), base_url=TOOL, follow_redirects=False)
+    return Tool(service, client, db, data)
+
+
+@pytest.fixture
+def tool(request, tmp_path):
+    """The tool in process; a test marked ``@pytest.mark.parametrize("tool", ["postgresql"], indirect=True)`` gets
+    a fresh PostgreSQL database of its own (the server of tests/scale)."""
+    url = None
+    if getattr(request, "param", "sqlite") == "postgresql":
+        url = request.getfixturevalue("postgres").url(f"lti_{abs(hash(request.node.name)) % 10**8}")
+    t = make_tool(tmp_path, url)
+    yield t
+    t.client.close()
+    t.db.dispose()
+
+
+def people() -> dict[str, User]:
+    return {"alice": User("a1b2c3-sub-alice", "张 丽", "alice@example.edu", LEARNER, sourcedid="s001", given="丽", family="张"),
+            "bob": User("sub-bob", "李 波", "bob@example.edu", LEARNER, sourcedid="", given="波", family="李"),
+            "teacher": User("sub-teacher", "王 老师", "wang@example.edu", INSTRUCTOR, sourcedid="t01")}
+
+
+@pytest.fixture(scope="module")
+def running_platform():
+    p = FakePlatform(flavour="canvas").start()
+    yield p
+    p.stop()
+
+
+@pytest.fixture
+def platform(running_platform, tool):
+    """The module's fake platform, reset, pointing at this test's tool and registered there."""
+    p = running_platform
+    p.tool, p.mode, p.audience = TOOL, "up", None
+    p.users, p.scores, p.lineitems, p.members, p.tokens = people(), [], {}, {}, {}
+    p.assertions, p.deep_link_responses, p.refused_requests = [], [], 0
+    p.keys = p.keys[:1]
+    p.custom = {"link-1": {"assignment": ASSIGNMENT}}
+    p.tool_jwks = lambda: ToolKeys(tool.data).jwks()
+    registry.add(tool.db, **p.registration())
+    return p
+
+
+def login(tool: Tool, platform: FakePlatform, user: str, **hint) -> httpx.Response:
+    """The tool's answer to the platform's login initiation (a redirect to the platform's /auth)."""
+    params = {"iss": platform.issuer, "login_hint": user, "target_link_uri": TOOL + "/lti/launch", "client_id": platform.client_id,
+              "lti_message_hint": json.dumps(hint) if hint else ""}
+    return tool.client.get("/lti/login", params=params)
+
+
+def auth_state(response: httpx.Response) -> dict[str, str]:
+    """The authorization request's parameters (state, nonce ...) from the tool's redirect."""
+    assert response.status_code == 302, response.text
+    return {k: v[0] for k, v in parse_qs(urlsplit(response.headers["location"]).query).items()}
+
+
+def authorize(platform: FakePlatform, login_response: httpx.Response) -> dict[str, str]:
+    """What the platform's /auth posts back: ``{"id_token", "state"}``."""
+    page = httpx.get(login_response.headers["location"], timeout=10)
+    assert page.status_code == 200, page.text
+    fields = dict(re.findall(r'name="(id_token|state)" value="([^"]*)"', page.text))
+    return {k: htmllib.unescape(v) for k, v in fields.items()}
+
+
+def launch(tool: Tool, platform: FakePlatform, user: str, **hint) -> httpx.Response:
+    """The whole launch: login initiation, authorization at the platform, the form post to /lti/launch."""
+    return tool.client.post("/lti/launch", data=authorize(platform, login(tool, platform, user, **hint)))
+
+
+def visible_text(response: httpx.Response) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.text))
