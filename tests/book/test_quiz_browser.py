@@ -48,6 +48,9 @@ def open_page(browser, url, math=True, **context):
     if math:
         page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
         page.evaluate("MathJax.startup.promise")
+        # formulas are typeset lazily as they scroll near: typeset them all first, so that no formula changes
+        # height between Playwright's hit test and its click (a click on the bottom quiz of a long page missed once)
+        page.evaluate("async () => { const d = MathJax.startup.document; if (d.lazyTypesetAll) await d.lazyTypesetAll(); }")
     return ctx, page, problems
 
 
