@@ -136,8 +136,10 @@ def test_slow_hostile_uploads_leave_a_classmate_answered(site):
                 refused.append(answer(s))
             except TimeoutError:
                 pass
-        assert len(refused) == 6 and all(r.startswith("HTTP/1.1 503") and "retry-after: 5" in r.lower()
-                                         for r in refused), refused
+        busy = [r for r in refused if r.startswith("HTTP/1.1 503")]
+        assert len(busy) == 6 and all("retry-after: 5" in r.lower() for r in busy), refused
+        # the two uploads that held a slot may meanwhile have run out of body time (408), nothing else
+        assert all(r.startswith(("HTTP/1.1 503", "HTTP/1.1 408")) for r in refused), refused
         started = time.monotonic()
         with server.client(codes["h05"]) as c:
             r = submit(c, A1, notebook_bytes(make_corpus.solution(A1)), timeout=2)
