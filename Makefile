@@ -44,7 +44,10 @@ test: setup lint
 # The unit layer: no sandbox, browser or book build (reference, wire format, comparison, reports,
 # pools, store, layers); under two minutes.
 test-fast: setup
-	$(BIN)/python -m pytest -q tests/unit tests/reference tests/test_layers.py
+	$(BIN)/python -m pytest -q tests/reference tests/test_layers.py tests/batch/test_collect.py tests/batch/test_pools.py \
+	  tests/check/test_compare.py tests/check/test_diagnose.py tests/check/test_misconceptions.py tests/check/test_relations.py \
+	  tests/check/test_fairness.py tests/check/test_ipython_cells.py tests/check/test_engine_misc.py tests/commands \
+	  tests/sandbox/test_sandbox_limits_units.py tests/sandbox/test_wire.py tests/service/test_service_units.py tests/service/web tests/store
 
 lint: setup
 	$(BIN)/ruff check .

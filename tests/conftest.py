@@ -5,9 +5,17 @@ every run, so a failure is reproducible) and without a deadline (the machine is 
 """
 
 import os
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+#: The fixtures of the grading runs under faults and at scale (PostgreSQL, the corpus slice and its reference
+#: grading), shared by tests/batch, tests/service and tests/service/lti.
+pytest_plugins = ["tests.grading_runs"]
+# The sample corpus's generator is imported by its top-level name, as when it runs as a script.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "autograder"))
 
 settings.register_profile(
     "course",
@@ -31,7 +39,8 @@ settings.load_profile("course")
 #: Modules sharing session fixtures: the scale tests (PostgreSQL, the graded reference slice) and the
 #: service tests (one running course).
 SHARED_GROUPS = {
-    "tests/scale/": "scale",
+    "tests/batch/test_dask.py": "scale", "tests/batch/test_faults.py": "scale", "tests/batch/test_resume.py": "scale",
+    "tests/service/test_scale.py": "scale",
     "tests/service/test_api.py": "service-course",
     "tests/service/test_attacks.py": "service-course",
 }
@@ -39,12 +48,12 @@ SHARED_GROUPS = {
 UNIT_SECONDS = {
     "scale": 270, "tests/book/test_accessibility.py": 240, "tests/book/test_pdf.py": 120,
     "tests/book/test_notebooks.py": 95, "tests/service/test_pages.py": 92, "tests/book/test_site_browser.py": 20,
-    "service-course": 64, "tests/autograder/test_lms_layouts.py": 62, "tests/autograder/test_load_isolation.py": 52,
-    "tests/autograder/test_grade_e2e.py": 46, "tests/autograder/test_jupyterlab.py": 44,
+    "service-course": 64, "tests/batch/test_lms_layouts.py": 62, "tests/sandbox/test_load_isolation.py": 52,
+    "tests/autograder/test_grade_e2e.py": 46, "tests/exercises/test_jupyterlab.py": 44,
     "tests/book/test_quiz_browser.py": 27, "tests/demo/test_app_browser.py": 25, "tests/book/test_publishing.py": 25,
     "tests/autograder/test_redteam.py": 25, "tests/exercises/test_notebooks_run.py": 18,
-    "tests/book/test_rendered_text.py": 14, "tests/autograder/test_diagnosis_e2e.py": 85,
-    "tests/autograder/test_unprivileged_grader.py": 200, "tests/book/test_navigation_browser.py": 90,
+    "tests/book/test_rendered_text.py": 14, "tests/check/test_diagnosis_e2e.py": 85,
+    "tests/sandbox/test_unprivileged_grader.py": 200, "tests/book/test_navigation_browser.py": 90,
     "tests/book/test_phone_layout.py": 80, "tests/service/test_policy.py": 20, "tests/service/test_hostile.py": 80,
 }
 

@@ -16,12 +16,12 @@ from pathlib import Path
 from .conftest import unit_of
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = ["tests/test_layers.py", "tests/deploy/test_local_ports.py", "tests/unit/test_wire.py"]
+MODULES = ["tests/test_layers.py", "tests/deploy/test_local_ports.py", "tests/sandbox/test_wire.py"]
 
 
 def test_unit_of_groups_shared_fixtures_and_keeps_modules_whole():
-    assert unit_of("tests/scale/test_faults.py::test_worker_crash[sqlite]") == "scale"
-    assert unit_of("tests/scale/test_dask.py::test_x") == "scale"
+    assert unit_of("tests/batch/test_faults.py::test_worker_crash[sqlite]") == "scale"
+    assert unit_of("tests/service/test_scale.py::test_x") == "scale"
     assert unit_of("tests/service/test_api.py::test_a") == unit_of("tests/service/test_attacks.py::test_b")
     assert unit_of("tests/book/test_pdf.py::test_every_font_is_embedded") == "tests/book/test_pdf.py"
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import pytest
 
+from autograder.service.database import Database
+
 from .server import Server, make_course
 
 STUDENTS = [f"s{i:03d}" for i in range(1, 9)]
@@ -34,3 +36,12 @@ def course(tmp_path_factory):
     server = Server(data, "--jobs", "2").start()
     yield {"server": server, "codes": codes, "data": data}
     server.stop()
+
+
+@pytest.fixture
+def db(tmp_path):
+    """A fresh service database (SQLite file in the test's folder) with its tables."""
+    d = Database(f"sqlite:///{tmp_path / 'g.db'}")
+    d.create()
+    yield d
+    d.dispose()

@@ -23,7 +23,7 @@ import pytest
 import sqlalchemy as sa
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
+REPO = HERE.parent
 AUTOGRADER = str(REPO / ".venv" / "bin" / "autograder")
 sys.path.insert(0, str(REPO / "tests" / "autograder"))
 

@@ -24,7 +24,7 @@ from autograder.service.policy import parse_policy
 from autograder.service.times import course_zone, stamp
 
 CHINA = timezone(timedelta(hours=8))
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _policy(**entry):

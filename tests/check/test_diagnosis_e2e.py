@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -13,11 +12,9 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(REPO / "tests" / "unit"))
 
 import make_corpus  # noqa: E402
-from diagnosis_students import HONEST, STUDENTS, TWO, WALKER  # noqa: E402
+from .diagnosis_students import HONEST, STUDENTS, TWO, WALKER  # noqa: E402
 
 from autograder.check.specs import get_assignment  # noqa: E402
 

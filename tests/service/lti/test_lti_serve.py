@@ -21,8 +21,8 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 
-from ..service.server import Server, make_course, notebook_bytes, run, submit, wait_done  # noqa: I001 (puts tests/autograder on sys.path)
-from ..service.test_pages import WIDTHS
+from ..server import Server, make_course, notebook_bytes, run, submit, wait_done  # noqa: I001 (puts tests/autograder on sys.path)
+from ..test_pages import WIDTHS
 from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, FakePlatform, User
 
 import make_corpus  # noqa: E402
@@ -30,7 +30,7 @@ import make_corpus  # noqa: E402
 pytestmark = pytest.mark.slow
 
 A1 = "ps1_threshold_metrics"
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SHOTS = REPO / "artifacts" / "lti"
 STUDENTS = [f"s{i:03d}" for i in range(1, 7)]
 
@@ -222,7 +222,7 @@ def test_make_serve_demo_course_opens_from_its_fake_platform(browser):
     """``python -m autograder.commands.demo_course --lti-port``: the demo's fake LMS front page launches the tool."""
     import signal
 
-    from ..service.server import free_port, start_demo_course
+    from ..server import free_port, start_demo_course
 
     port, lti_port = free_port(), free_port()
     proc, out = start_demo_course(port, "--lti-port", str(lti_port))

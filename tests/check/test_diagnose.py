@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from diagnosis_students import HONEST, OUTSIDE, STUDENTS, TWO  # noqa: E402
-from inprocess_grading import grade_in_process, solution_namespace  # noqa: E402
+from .diagnosis_students import HONEST, OUTSIDE, STUDENTS, TWO  # noqa: E402
+from .inprocess_grading import grade_in_process, solution_namespace  # noqa: E402
 
 from autograder.check.diagnose import Observed, diagnose, match_function  # noqa: E402
 from autograder.check.misconceptions import CATALOGUE, Misconception  # noqa: E402

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from .conftest import assert_no_scratch_left, assert_same, grade_cmd, scratch_dir, snapshot, wait_busy, wait_committed
+from ..grading_runs import assert_no_scratch_left, assert_same, grade_cmd, scratch_dir, snapshot, wait_busy, wait_committed
 
 pytestmark = pytest.mark.slow
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from .conftest import assert_no_scratch_left, assert_same, grade_cmd, run, scratch_dir, snapshot, wait_busy, wait_committed
+from ..grading_runs import assert_no_scratch_left, assert_same, grade_cmd, run, scratch_dir, snapshot, wait_busy, wait_committed
 
 pytestmark = pytest.mark.slow
 SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)

@@ -19,7 +19,7 @@ from autograder.check import all_assignments
 from autograder.commands import grade as grade_command
 from autograder.commands import grading
 from autograder.store.grades import GradeRow, write_grades_csv
-from tests.lms_downloads import (A1, A2, NB1, NB2, blackboard_receipt, solution, symlink, untouched, variant,
+from .lms_downloads import (A1, A2, NB1, NB2, blackboard_receipt, solution, symlink, untouched, variant,
                                  write_file, write_zip, zip_symlink)
 
 A = all_assignments()

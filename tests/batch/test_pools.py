@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pool_work
+from . import pool_work
 
 from autograder.batch import pools
 from autograder.batch.jobs import Job

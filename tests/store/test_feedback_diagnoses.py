@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import re
-import sys
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from diagnosis_students import WALKER  # noqa: E402
-from inprocess_grading import grade_in_process, solution_namespace  # noqa: E402
+from ..check.diagnosis_students import WALKER  # noqa: E402
+from ..check.inprocess_grading import grade_in_process, solution_namespace  # noqa: E402
 
 from autograder.check.misconceptions import by_id  # noqa: E402
 from autograder.check.specs import get_assignment  # noqa: E402

@@ -11,7 +11,7 @@ import pytest
 
 from autograder.service.lti import keys
 
-from ..service.server import AUTOGRADER
+from ..server import AUTOGRADER
 
 
 class Clock:

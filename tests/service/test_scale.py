@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from tests.service.server import Server, make_course, submit, wait_done
 
-from .conftest import Postgres, committed, snapshot
+from ..grading_runs import Postgres, committed, snapshot
 
 pytestmark = pytest.mark.slow
 ASSIGNMENTS = {"ps1_threshold_metrics": {}, "ps2_roc_auc": {}}

@@ -27,12 +27,11 @@ from autograder.service.lti.keys import ToolKeys
 from autograder.service.policy import parse_policy
 from autograder.service.uploads import notebook_rules
 
-from ..scale.conftest import postgres  # noqa: F401 (the PostgreSQL server fixture, for the tests on PostgreSQL)
-from ..service import server as _server  # noqa: F401 (puts tests/autograder on sys.path for test_pages)
-from ..service.test_pages import browser  # noqa: F401,E402 (the same Debian chromium fixture, for test_lti_serve)
+from .. import server as _server  # noqa: F401 (puts tests/autograder on sys.path for test_pages)
+from ..test_pages import browser  # noqa: F401,E402 (the same Debian chromium fixture, for test_lti_serve)
 from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, FakePlatform, User
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 TOOL = "https://tool.test"
 ASSIGNMENT = "ps1_threshold_metrics"
 

@@ -13,7 +13,7 @@ import os
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 A1, NB1 = "ps1_threshold_metrics", "threshold_metrics.ipynb"
 A2, NB2 = "ps2_roc_auc", "roc_auc.ipynb"
 

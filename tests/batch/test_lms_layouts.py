@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lms_downloads import (A1, NB1, blackboard_receipt, solution, symlink, untouched, write_file, write_zip)
+from .lms_downloads import (A1, NB1, blackboard_receipt, solution, symlink, untouched, write_file, write_zip)
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
