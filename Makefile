@@ -15,7 +15,7 @@ DEMO_PORT ?= 8050
 SUBMIT_PORT ?= 8060
 LTI_PORT ?= 8070
 
-.PHONY: serve demo submit test test-fast lint setup system book book-instructor pdf pdf-instructor bench bench-pages freeze clean
+.PHONY: serve demo submit test test-fast test-durations lint setup system book book-instructor pdf pdf-instructor bench bench-pages freeze clean
 
 # The demo and the submission service (a throwaway demo course: three students and an instructor, their
 # access codes printed below) run in the background and stop together with the book server (Ctrl-C).
@@ -36,18 +36,19 @@ demo: setup
 submit: setup
 	$(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT)
 
-# The whole suite on TEST_WORKERS pytest-xdist workers (test modules as units, longest first: tests/conftest.py).
+# The whole suite on TEST_WORKERS pytest-xdist workers: test modules (or the groups of modules that declare
+# shared fixtures with an xdist_group mark) as units, longest first by their measured seconds (tests/parallel_units.py).
 TEST_WORKERS ?= 3
 test: setup lint
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope
 
-# The unit layer: no sandbox, browser or book build (reference, wire format, comparison, reports,
-# pools, store, layers); under two minutes.
+# Everything not marked slow (no sandbox, browser, book build, real server, PostgreSQL or Dask); under two minutes.
 test-fast: setup
-	$(BIN)/python -m pytest -q tests/reference tests/test_layers.py tests/batch/test_collect.py tests/batch/test_pools.py \
-	  tests/check/test_compare.py tests/check/test_diagnose.py tests/check/test_misconceptions.py tests/check/test_relations.py \
-	  tests/check/test_fairness.py tests/check/test_ipython_cells.py tests/check/test_engine_misc.py tests/commands \
-	  tests/sandbox/test_sandbox_limits_units.py tests/sandbox/test_wire.py tests/service/test_service_units.py tests/service/web tests/store
+	$(BIN)/python -m pytest -q -m "not slow"
+
+# The whole suite, writing its measured seconds per module to tests/durations.json (the order a clean clone uses).
+test-durations: setup
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --store-durations
 
 lint: setup
 	$(BIN)/ruff check .

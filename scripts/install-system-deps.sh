@@ -2,7 +2,7 @@
 # Install the Debian packages the course needs, only those missing.
 #   chromium        - headless browser for the reader-facing tests (driven by Playwright)
 #   bubblewrap      - sandbox that runs student code during grading
-#   postgresql      - throwaway PostgreSQL servers for the grading scale tests (tests/scale/)
+#   postgresql      - throwaway PostgreSQL servers for the grading scale tests (tests/batch/, tests/service/)
 #   fonts-noto-cjk  - Chinese glyphs for the browser that the reader-facing tests drive (and the PDF edition)
 #   poppler-utils   - pdfinfo/pdffonts/pdftotext/pdftoppm: page numbers of the PDF edition's contents, PDF tests
 #   nginx-light     - `nginx -t` validates deploy/nginx/course.conf in the tests (the service is not started:

@@ -8,7 +8,7 @@ target on it).  An entry may carry several *variants* when the mistake's result 
 student is free to make (the order of tied samples after a sort, where an extra point is added); the
 entry is named when one variant explains the student's results (see :mod:`.diagnose`).
 
-Mistakes that give the same result on every case are one entry (``tests/unit/test_misconceptions.py``
+Mistakes that give the same result on every case are one entry (``tests/check/test_misconceptions.py``
 checks that no two entries agree everywhere).  Every implementation validates its input as the reference
 does (it calls the reference first, or its validators), so a mistake never differs on a validation case.
 """
@@ -414,7 +414,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         {"expected_calibration_error": {"unweighted": _ece_unweighted}}),
 )
 
-#: The heading under each ``(label)=`` target the catalogue links to (tests/unit/test_misconceptions.py reads the pages).
+#: The heading under each ``(label)=`` target the catalogue links to (tests/check/test_misconceptions.py reads the pages).
 SECTION_TITLES = {
     "binary-fixed-threshold": "固定阈值下的常见指标", "binary-precision": "精确率",
     "binary-fpr-vs-fdr": "假正率与 1 − 精确率不是一回事", "binary-f1": "F1 分数", "binary-confusion-cells": "四个格子",

@@ -1,4 +1,4 @@
-"""Submission downloads built the way each LMS names them (used by tests/unit and tests/autograder).
+"""Submission downloads built the way each LMS names them (used by test_collect.py and test_lms_layouts.py).
 
 * Canvas: ``<name>_<userid>_<submissionid>_<file>``, ``<name>_late_<userid>_<submissionid>_<file>``, a re-upload
   renamed ``<stem>-1.ipynb``;

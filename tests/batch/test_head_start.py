@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from autograder.batch import pools as scheduler
 from autograder.batch.jobs import make_job
 from autograder.model import Limits
 from autograder.check.specs import get_assignment
+
+
+pytestmark = pytest.mark.slow  # real sandboxed grading
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -32,4 +37,4 @@ def test_head_start_jobs_are_taken_over_or_dropped():
                             ("s4", "ps1_threshold_metrics", "f4")]
 
 
-# That a head start which is never taken over stops at once: tests/unit/test_pools.py.
+# That a head start which is never taken over stops at once: tests/batch/test_pools.py.

@@ -9,7 +9,7 @@ import pytest
 
 from ..grading_runs import assert_no_scratch_left, assert_same, grade_cmd, kill, run, scratch_dir, snapshot, wait_busy, wait_committed
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("scale")]  # the PostgreSQL server and the reference grading
 
 
 def test_sigkill_and_resume(corpus, reference, backend, tmp_path):

@@ -4,8 +4,8 @@ Each entry: catalogue id -> (assignment, code appended to the instructor's solut
 redefines only the functions the mistake concerns, in a student's style (loops, other names, other sorts),
 and keeps the solution's own input checks (``_validated``, ``_check_labels`` ...), so the mistake comes
 with correct validation.  Also honest alternatives (full marks, no diagnosis), a mistake outside the
-catalogue, and two mistakes in two functions.  Used in process (tests/unit/test_diagnose.py) and, for a
-few of them, as real notebooks through ``autograder grade`` (tests/autograder/test_diagnosis_e2e.py).
+catalogue, and two mistakes in two functions.  Used in process (tests/check/test_diagnose.py) and, for a
+few of them, as real notebooks through ``autograder grade`` (tests/check/test_diagnosis_e2e.py).
 """
 
 from __future__ import annotations

@@ -18,6 +18,8 @@ from .diagnosis_students import HONEST, STUDENTS, TWO, WALKER  # noqa: E402
 
 from autograder.check.specs import get_assignment  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the real autograder grade, sandboxed, and chromium
+
 ARTIFACTS = REPO / "artifacts"
 #: student id -> (assignment, appended code, {function: misconception} the grade must name)
 CLASS = {

@@ -351,6 +351,8 @@ def test_stale_empty_cgroups_of_killed_graders_are_removed(monkeypatch):
 
 SHARED_FILES = r"""
 import os, sysconfig
+
+pytestmark = pytest.mark.slow  # real sandboxes
 def shared_files():
     out = {}
     sk = os.path.join(sysconfig.get_paths()["purelib"], "sklearn")

@@ -13,7 +13,7 @@ import pytest
 
 from .server import files_under, notebook_bytes, submit, wait_done
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("service-course")]  # one running course (conftest.py)
 
 A1, A2, A3 = "ps1_threshold_metrics", "ps2_roc_auc", "ps3_pr_ap"
 SOLUTION = {a: notebook_bytes(make_corpus.solution(a)) for a in (A1, A2, A3)}

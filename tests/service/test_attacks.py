@@ -14,7 +14,7 @@ import pytest
 
 from .server import notebook_bytes, submit
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("service-course")]  # one running course (conftest.py)
 A1 = "ps1_threshold_metrics"
 SOURCE = "127.0.0.20"
 

@@ -18,7 +18,7 @@ from tests.service.server import Server, make_course, submit, wait_done
 
 from ..grading_runs import Postgres, committed, snapshot
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("scale")]  # the PostgreSQL server and the reference grading
 ASSIGNMENTS = {"ps1_threshold_metrics": {}, "ps2_roc_auc": {}}
 CONFIG = {"assignments": {n: {"attempts_per_24h": 50} for n in ASSIGNMENTS}}
 

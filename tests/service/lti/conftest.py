@@ -63,7 +63,7 @@ def make_tool(tmp: Path, url: str | None = None) -> Tool:
 @pytest.fixture
 def tool(request, tmp_path):
     """The tool in process; a test marked ``@pytest.mark.parametrize("tool", ["postgresql"], indirect=True)`` gets
-    a fresh PostgreSQL database of its own (the server of tests/scale)."""
+    a fresh PostgreSQL database of its own (the server of tests/grading_runs.py)."""
     url = None
     if getattr(request, "param", "sqlite") == "postgresql":
         url = request.getfixturevalue("postgres").url(f"lti_{abs(hash(request.node.name)) % 10**8}")
