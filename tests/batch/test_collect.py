@@ -95,6 +95,22 @@ def test_moodle_folder_cannot_overwrite_another_students_submission(tmp_path):
     assert content(subs["203", A1]) == untouched()  # Carol's only notebook is Carol's
 
 
+def test_moodle_download_extracted_into_folders(tmp_path):
+    """An extracted Moodle tree (the folder mode): a planted path naming another participant, a Moodle 3.x folder
+    holding a notebook of any name, a flat file; times come from the files."""
+    subs_dir = tmp_path / "COURSE-PS1-77"
+    write_file(subs_dir / "Bob Li_202_assignsubmission_file" / NB1, solution())
+    write_file(subs_dir / "Alice Wang_201_assignsubmission_file" / NB1, solution())
+    write_file(subs_dir / "Alice Wang_201_assignsubmission_file" / "202" / A1 / NB1, untouched())
+    write_file(subs_dir / "陈晨_203_assignsubmission_file_" / "我的作业.ipynb", solution())
+    write_file(subs_dir / f"Dan Zhou_204_assignsubmission_file_{NB1}", untouched())
+    subs, ng = run(subs_dir, tmp_path, selected={A1})
+    assert {k: content(v) for k, v in subs.items()} == {("202", A1): solution(), ("203", A1): solution(), ("204", A1): untouched()}
+    assert subs["202", A1].time_source == "file_mtime" and subs["204", A1].display_name == "Dan Zhou"
+    assert "我的作业.ipynb" in subs["203", A1].notes[0]
+    assert "冲突" in ng[f"Alice Wang_201_assignsubmission_file/202/{A1}/{NB1}"].reason
+
+
 # -- Blackboard -----------------------------------------------------------------------------------------
 
 def test_blackboard_latest_attempt_by_its_time_and_the_receipt(tmp_path):
@@ -113,6 +129,16 @@ def test_blackboard_latest_attempt_by_its_time_and_the_receipt(tmp_path):
     assert s.display_name == "Jane Doe"
     assert list(ng) == [f"gradebook_PS1.zip:PS1 Threshold_j_doe_attempt_{early}_{NB1}"]
     assert not ng[f"gradebook_PS1.zip:PS1 Threshold_j_doe_attempt_{early}_{NB1}"].problem
+
+
+def test_blackboard_lateness_is_the_attempt_time_in_the_name_against_the_due_time(tmp_path):
+    z = write_zip(tmp_path / "gradebook_PS1.zip", {
+        f"PS1 Threshold metrics_jdoe_attempt_2026-05-02-08-00-00_{NB1}": solution(),
+        f"PS1 Threshold metrics_mlee_attempt_2026-04-30-22-15-00_{NB1}": (solution(), (2026, 5, 9, 0, 0, 0)),
+    })
+    subs, ng = run(z, tmp_path, due={A1: datetime(2026, 5, 1, 23, 59)})
+    assert subs["jdoe", A1].late is True and subs["mlee", A1].late is False  # the name's time, not the entry's
+    assert subs["mlee", A1].time_source == "lms_name" and not ng
 
 
 def test_one_assignment_graded_takes_a_submissions_only_notebook_whatever_its_name(tmp_path):
@@ -190,9 +216,16 @@ def test_zip_paths_outside_the_scratch_folder_are_refused(tmp_path):
     subs, ng = run(z, tmp_path)
     assert set(subs) == {("s002", A1)}
     assert sum(n.problem for n in ng.values()) == 6
-    assert "符号链接" in ng[f"evil.zip:s003_{NB1}"].reason
+    assert "符号链接" in ng[f"evil.zip:s003_{NB1}"].reason and "不安全的路径" in ng[f"evil.zip:../{NB1}"].reason
     assert {p.name for p in tmp_path.iterdir()} == {"evil.zip", "work"}
     assert all(p.parent == tmp_path / "work" for p in (tmp_path / "work").rglob("*"))
+
+
+def test_a_file_named_for_no_student_is_reported_as_such(tmp_path):
+    z = write_zip(tmp_path / "downloads.zip", {"readme.txt": b"not a notebook", f"s001_{NB1}": solution()})
+    subs, ng = run(z, tmp_path)
+    assert set(subs) == {("s001", A1)}
+    assert ng["downloads.zip:readme.txt"].problem and ng["downloads.zip:readme.txt"].reason.startswith("无法从文件名识别学生")
 
 
 def test_symlinks_are_never_followed(tmp_path):

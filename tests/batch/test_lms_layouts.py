@@ -1,5 +1,6 @@
-"""The real ``autograder grade`` on downloads named as Canvas, Moodle and Blackboard name them, on a folder with
-odd names, links and ids next to a zip, and with two runs on one output folder."""
+"""The real ``autograder grade`` once per input mode: a zip download (named as Canvas names it) and a folder with
+odd names, links and ids next to a zip; and two runs on one output folder. Every LMS layout (Canvas, Moodle,
+Blackboard, flat ``zip_collect`` names) is tested through ``collect()`` in test_collect.py."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .lms_downloads import (A1, NB1, blackboard_receipt, solution, symlink, untouched, write_file, write_zip)
+from .lms_downloads import (A1, NB1, solution, symlink, untouched, write_file, write_zip)
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -60,48 +61,6 @@ def test_canvas_download(tmp_path):
     assert json.loads((tmp_path / "out" / "run.json").read_text(encoding="utf-8"))["not_graded"][0]["problem"] is True
     with open(tmp_path / "out" / "gradebook-export.csv", encoding="utf-8") as fh:
         assert {"student_id", "assignment", "score"} <= set(next(csv.reader(fh)))
-
-
-def test_moodle_download_folders(tmp_path):
-    """An extracted Moodle "Download all submissions" tree: a folder per participant, one of them planting a path
-    that names another participant; a flat file of a student downloaded without folders."""
-    subs = tmp_path / "COURSE-PS1-77"
-    write_file(subs / "Bob Li_202_assignsubmission_file" / NB1, solution())
-    write_file(subs / "Alice Wang_201_assignsubmission_file" / NB1, solution())
-    write_file(subs / "Alice Wang_201_assignsubmission_file" / "202" / A1 / NB1, untouched())
-    write_file(subs / "陈晨_203_assignsubmission_file_" / "我的作业.ipynb", solution())  # Moodle 3.x folder name
-    write_file(subs / f"Dan Zhou_204_assignsubmission_file_{NB1}", untouched())
-    run = grade(subs, tmp_path / "out")
-    assert run.returncode == 3, run.stderr[-3000:]
-    got = rows(tmp_path / "out")
-    assert set(got) == {"202", "203", "204"}  # Alice's two different notebooks: a collision, refused
-    assert float(got["202"]["score"]) == FULL and got["202"]["time_source"] == "file_mtime"
-    assert float(got["203"]["score"]) == FULL and "我的作业.ipynb" in feedback(tmp_path / "out", "203")
-    assert float(got["204"]["score"]) < FULL
-    assert "'Alice Wang_201_assignsubmission_file/202/ps1_threshold_metrics/threshold_metrics.ipynb'：冲突" in run.stderr
-
-
-def test_blackboard_download(tmp_path):
-    def attempt(user, when, files):
-        prefix = f"PS1 Threshold metrics_{user}_attempt_{when}"
-        out = {f"{prefix}_{stored}": data for stored, data in files}
-        out[f"{prefix}.txt"] = blackboard_receipt(user.title(), user, "PS1 Threshold metrics", when,
-                                                  [(stored, f"{prefix}_{stored}") for stored, _ in files])
-        return out
-
-    z = write_zip(tmp_path / "gradebook_PS1.zip", {
-        **attempt("jdoe", "2026-05-02-08-00-00", [(f"{NB1[:-6]} (1).ipynb", solution())]),
-        **attempt("jdoe", "2026-04-30-21-00-00", [(NB1, untouched())]),
-        **attempt("mlee", "2026-04-30-22-15-00", [(NB1, solution())]),
-    })
-    run = grade(z, tmp_path / "out", "--due", "2026-05-01T23:59")
-    assert run.returncode == 0, run.stderr[-3000:]  # the older attempt is set aside, the receipts are read
-    got = rows(tmp_path / "out")
-    assert set(got) == {"jdoe", "mlee"}
-    assert float(got["jdoe"]["score"]) == FULL and got["jdoe"]["submitted_at"] == "2026-05-02 08:00:00"
-    assert got["jdoe"]["time_source"] == "lms_name" and got["jdoe"]["late"] == "yes" and got["mlee"]["late"] == "no"
-    assert "threshold_metrics (1).ipynb" in feedback(tmp_path / "out", "jdoe")
-    assert "已略过的文件（1 个，无需处理）" in run.stderr and "未评分：" not in run.stderr
 
 
 def test_folder_with_odd_names_links_and_ids_next_to_a_zip(tmp_path):
