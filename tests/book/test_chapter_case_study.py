@@ -42,6 +42,7 @@ def test_matches_scikit_learn() -> None:
     assert metrics.roc_auc_score(LABELS, SCORES) == pytest.approx(0.8, abs=1e-12)
 
 
+@pytest.mark.slow  # the book build
 def test_rendered_page_states_the_shared_return_order(book_html: Path) -> None:
     html = (book_html / "book" / "case_study" / "index.html").read_text(encoding="utf-8")
     text = re.sub(r"<[^>]+>", "", html)

@@ -6,7 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from autograder.check.misconceptions import CATALOGUE
+
+pytestmark = pytest.mark.slow  # the book build
 
 
 def test_every_catalogue_link_resolves_in_the_built_site(book_html: Path):

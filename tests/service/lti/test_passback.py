@@ -265,6 +265,7 @@ def test_a_platform_with_its_own_token_audience(tool, platform):
         assert "HTTP 401" in con.execute(sa.select(PASSBACK.c.error)).scalar()
 
 
+@pytest.mark.slow  # a PostgreSQL server
 @pytest.mark.parametrize("tool", ["postgresql"], indirect=True)
 def test_two_service_processes_on_postgresql_post_each_score_once(tool, platform, monkeypatch):
     """Two workers (as in two service processes on one PostgreSQL) claim at once: SKIP LOCKED and the leases
