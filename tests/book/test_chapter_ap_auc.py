@@ -25,21 +25,9 @@ def _code_cells(page: str) -> list[str]:
     return re.findall(r"```\{code-cell\} ipython3\n(.*?)```", _text(page), flags=re.S)
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_first_cell_sets_up_plotting(page: str) -> None:
-    first = _code_cells(page)[0]
-    assert first.startswith(":tags: [remove-cell]\nfrom coursebook import setup_plotting")
-
-
-def test_equation_labels_are_unique_and_cited_ones_exist() -> None:
-    defined: list[str] = []
-    cited: set[str] = set()
-    for page in PAGES:
-        text = _text(page)
-        defined += re.findall(r"\$\$ \((eq-apauc-[a-z0-9-]+)\)", text)
-        cited |= set(re.findall(r"\{eq\}`(eq-apauc-[a-z0-9-]+)`", text))
-    assert len(defined) == len(set(defined))
-    assert cited <= set(defined)
+def test_equation_labels_carry_the_chapter_prefix() -> None:
+    labels = [label for page in PAGES for label in re.findall(r"\$\$ \((eq-[\w-]+)\)", _text(page))]
+    assert labels and all(label.startswith("eq-apauc-") for label in labels), labels
 
 
 def test_seed_numbers() -> None:

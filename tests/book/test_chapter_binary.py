@@ -21,27 +21,6 @@ def _text(page: str) -> str:
     return (CHAPTER / f"{page}.md").read_text(encoding="utf-8")
 
 
-def _code_cells(page: str) -> list[str]:
-    return re.findall(r"```\{code-cell\} ipython3\n(.*?)```", _text(page), flags=re.S)
-
-
-@pytest.mark.parametrize("page", PAGES)
-def test_header_and_first_cell(page: str) -> None:
-    text = _text(page)
-    assert text.startswith("---\njupytext:\n")
-    first = _code_cells(page)[0]
-    assert first.startswith(":tags: [remove-cell]\nfrom coursebook import setup_plotting")
-
-
-def test_equation_references_resolve_inside_the_chapter() -> None:
-    labels = set()
-    for md in CHAPTER.glob("*.md"):
-        labels |= set(re.findall(r"\$\$ \((eq-[A-Za-z0-9-]+)\)", md.read_text(encoding="utf-8")))
-    for page in PAGES:
-        for ref_label in re.findall(r"\{eq\}`(eq-[A-Za-z0-9-]+)`", _text(page)):
-            assert ref_label in labels, f"{page}.md 引用了不存在的公式 {ref_label}"
-
-
 @pytest.mark.parametrize("page", PAGES)
 def test_equation_labels_carry_the_page_prefix(page: str) -> None:
     prefix = {"probability": "prob"}.get(page, page)

@@ -72,10 +72,3 @@ def test_downloaded_notebook_runs_from_a_clean_folder(nbval_results, page):
         return
     assert name in nbval_results, f"nbval ran no cell of {name}"
     assert not nbval_results[name], "\n".join(nbval_results[name])
-
-
-@pytest.mark.parametrize("page", PAGES_WITH_CODE)
-def test_first_cell_sets_up_plotting(page):
-    nb = jupytext.read(ROOT / page)
-    first = next(c for c in nb.cells if c.cell_type == "code")
-    assert "setup_plotting()" in first.source and "remove-cell" in first.metadata.get("tags", [])
