@@ -128,17 +128,23 @@ def pytest_runtest_logreport(report) -> None:
 
 
 def pytest_sessionfinish(session) -> None:
-    """Keep this run's seconds in the cache; with ``--store-durations`` also write them per module to the file."""
+    """Keep this run's seconds in the cache; with ``--store-durations`` write the cache's seconds per module to the file.
+
+    ``make test-durations`` runs the whole suite first, so that every module's seconds are this run's.
+    """
     config = session.config
-    if os.environ.get("PYTEST_XDIST_WORKER") is not None or not _seconds:
+    if os.environ.get("PYTEST_XDIST_WORKER") is not None or not getattr(config, "cache", None):
         return
-    if getattr(config, "cache", None):
-        config.cache.set(CACHE_KEY, {**config.cache.get(CACHE_KEY, {}), **{k: round(v, 3) for k, v in _seconds.items()}})
+    root = Path(config.rootpath)
+    measured = {k: v for k, v in {**config.cache.get(CACHE_KEY, {}), **{k: round(s, 3) for k, s in _seconds.items()}}.items()
+                if (root / k.split("::", 1)[0]).is_file()}  # modules moved or deleted since are forgotten
+    if _seconds:
+        config.cache.set(CACHE_KEY, measured)
     if config.getoption("store_durations"):
         modules = json.loads(DURATIONS_FILE.read_text(encoding="utf-8")) if DURATIONS_FILE.exists() else {}
-        ran: dict[str, float] = {}
-        for key, s in _seconds.items():
+        per_module: dict[str, float] = {}
+        for key, s in measured.items():
             module = key.split("::", 1)[0]
-            ran[module] = ran.get(module, 0.0) + s
-        modules.update({m: round(s, 1) for m, s in ran.items()})
+            per_module[module] = per_module.get(module, 0.0) + s
+        modules = {m: s for m, s in modules.items() if (root / m).is_file()} | {m: round(s, 1) for m, s in per_module.items()}
         DURATIONS_FILE.write_text(json.dumps(dict(sorted(modules.items())), indent=1) + "\n", encoding="utf-8")

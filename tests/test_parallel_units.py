@@ -96,13 +96,14 @@ def test_each_module_runs_on_one_worker_and_a_group_together(tmp_path):
 
 @pytest.mark.slow  # a pytest of its own (about 20 s each)
 def test_a_run_measures_its_tests_and_make_test_durations_writes_them_per_module(tmp_path):
-    where = project(tmp_path, {"test_gone.py": 7.0})
+    where = project(tmp_path, {"test_gone.py": 7.0, "test_short.py": 9.0})
     pytest_in(where, "-n", "2", "--dist", "loadscope")
     cache = json.loads((where / ".pytest_cache" / "v" / CACHE_KEY).read_text(encoding="utf-8"))
     assert set(cache) == {"test_short.py::test_a", "test_short.py::test_b", "test_long.py::test_c",
                           "test_shared_one.py::test_d", "test_shared_two.py::test_e"}
     assert cache["test_long.py::test_c"] >= 0.3 > cache["test_short.py::test_a"]
-    assert json.loads((where / "durations.json").read_text(encoding="utf-8")) == {"test_gone.py": 7.0}  # only on demand
+    assert json.loads((where / "durations.json").read_text(encoding="utf-8")) == {"test_gone.py": 7.0, "test_short.py": 9.0}
     pytest_in(where, "--store-durations", "test_long.py")
     written = json.loads((where / "durations.json").read_text(encoding="utf-8"))
-    assert set(written) == {"test_gone.py", "test_long.py"} and written["test_long.py"] >= 0.3
+    assert set(written) == {"test_short.py", "test_long.py", "test_shared_one.py", "test_shared_two.py"}  # no module gone
+    assert written["test_long.py"] >= 0.3 and written["test_short.py"] < 1  # measured, not the 9 s it said before
