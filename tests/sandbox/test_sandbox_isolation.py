@@ -19,6 +19,8 @@ from autograder.sandbox import cgroup, command
 from autograder.model import Limits
 from autograder.sandbox import Session, self_test
 
+pytestmark = pytest.mark.slow  # real sandboxes
+
 PROBE = r'''
 import ctypes, os, socket, subprocess
 
@@ -351,8 +353,6 @@ def test_stale_empty_cgroups_of_killed_graders_are_removed(monkeypatch):
 
 SHARED_FILES = r"""
 import os, sysconfig
-
-pytestmark = pytest.mark.slow  # real sandboxes
 def shared_files():
     out = {}
     sk = os.path.join(sysconfig.get_paths()["purelib"], "sklearn")
