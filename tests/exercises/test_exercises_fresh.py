@@ -2,10 +2,14 @@
 
 from pathlib import Path
 
+import pytest
+
 from autograder.commands.exercises import stale_exercises
 from autograder.check.specs import all_assignments
 
 REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow  # nbgrader generate_assignment for every assignment
 
 
 def test_exercises_are_fresh():
