@@ -577,6 +577,85 @@ def test_the_limit_stated_is_the_limit_enforced_and_the_favicon_answers(site, br
     tab.close()
 
 
+class Tosser:
+    """A page on another port of the same host that sets the service's plain session cookie to ``value`` (cookie
+    tossing: cookies do not keep ports apart), as a classmate's server on the same machine could."""
+
+    def __init__(self, value: str) -> None:
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+                body = "<!DOCTYPE html><title>x</title><p>hello".encode()
+                self.send_response(200)
+                self.send_header("Set-Cookie", f"autograder_session={value}; Path=/; HttpOnly; SameSite=Lax")
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.mark.parametrize("width, victim, attacker", [("desktop", "s009", "s010"), ("phone", "s010", "s009")])
+def test_a_tossed_session_cookie_is_noticed_and_the_open_page_uploads_nothing(site, browser, width, victim, attacker):
+    """Finding 4 over plain HTTP (where browsers allow no ``__Host-`` cookie): a page on another port replaces
+    the session cookie with a classmate's.  The assignment page still open (shown for the victim) refuses to
+    upload into the other account, naming both; the next page says in red at its top that the browser is now
+    signed in as someone else; nothing is stored in either account."""
+    with site["server"].client() as c:
+        assert c.post("/api/v1/session", json={"code": site["codes"][attacker]}).status_code == 200
+        theirs = c.cookies.get("autograder_session")
+    tosser = Tosser(theirs)
+    tab = Tab(browser, width)
+    stored = {who: submissions_of(site, who) for who in (victim, attacker)}
+    try:
+        page = tab.page
+        login(tab, site["base"], victim, site["codes"][victim])
+        page.goto(f"{site['base']}/assignments/{A3}")  # past its deadline: stays empty whatever happens
+        page.goto(f"{site['base']}/assignments/{A1}")
+        assert page.locator(".account-change").count() == 0  # the same account as on the last page: no notice
+        other = tab.ctx.new_page()  # the classmate's page, in another tab of the same browser
+        other.goto(tosser.url)
+        other.close()
+        assert any(c["value"] == theirs for c in tab.ctx.cookies() if c["name"] == "autograder_session")
+        tab.expect_error(403, f"/api/v1/assignments/{A1}/submissions")
+        pick(tab, "threshold_metrics.ipynb", SOLUTION)
+        page.wait_for_function("() => document.getElementById('upload-message').textContent.includes('已拒绝')")
+        message = page.locator("#upload-message").inner_text()
+        assert f"这个页面是为 {victim} 打开的，但你现在已作为 {attacker} 登录" in message, message
+        tab.shot("account-changed-upload-refused")
+        page.goto(f"{site['base']}/")
+        notice = page.locator(".account-change")
+        assert notice.count() == 1
+        text = notice.inner_text()
+        assert f"你现在已作为学生 学生 {attacker}（{attacker}）登录" in text and f"（{victim}）" in text, text
+        assert page.locator(".who").inner_text().endswith(f"（{attacker}）")
+        tab.shot("account-changed-notice")
+        page.goto(f"{site['base']}/assignments/{A1}")
+        assert page.locator(".account-change").count() == 0  # said once, on the first page after the change
+        assert tab.clean() == [], tab.clean()
+    finally:
+        tab.close()
+        tosser.close()
+    assert {who: submissions_of(site, who) for who in (victim, attacker)} == stored  # nothing stored anywhere
+
+
+def submissions_of(site, who: str) -> list[str]:
+    with site["server"].client(site["codes"][who]) as c:
+        return [s["id"] for s in c.get("/api/v1/submissions").json()["submissions"]]
+
+
 def test_wrong_codes_are_rate_limited_with_a_clear_message(site, browser):
     """Last in this module: it uses up the failures allowed from 127.0.0.1."""
     tab = Tab(browser, "phone")

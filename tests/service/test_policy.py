@@ -237,6 +237,25 @@ def test_concurrent_wrong_codes_are_checked_at_most_the_budget(site, monkeypatch
     assert site.service.accounts.sign_in(site.codes["s001"], "10.0.0.1").login == "s001"
 
 
+def test_an_upload_from_a_page_shown_for_another_account_is_refused(site):
+    """Finding 4: the upload form carries the account its page was shown for; when the session cookie was
+    replaced since (another sign-in, or a cookie tossed by another site), the upload is refused with both
+    accounts named, and nothing is stored."""
+    shown, _ = site.signed_in("s001")
+    page = shown.get(f"/assignments/{A1}").text
+    action = page.split('id="upload"')[1].split('action="')[1].split('"')[0].replace("&amp;", "&")
+    assert action.endswith("&account=s001")
+    now, token = site.signed_in("s002")  # the cookie the browser holds by the time the student uploads
+    r = now.post(action.replace("../", "/"), files={"notebook": ("nb.ipynb", NB[A1], "application/x-ipynb+json")},
+                 headers={"X-CSRF-Token": token})
+    assert r.status_code == 403, r.text
+    assert "这个页面是为 s001 打开的，但你现在已作为 s002 登录" in r.json()["error"]
+    assert site.grade() == []  # nothing was stored
+    r = now.post(f"/api/v1/assignments/{A1}/submissions?account=s002",
+                 files={"notebook": ("nb.ipynb", NB[A1], "application/x-ipynb+json")}, headers={"X-CSRF-Token": token})
+    assert r.status_code == 202, r.text  # the page shown for the account signed in: accepted
+
+
 def test_one_mapping_of_refusals_to_answers(site):
     """The web layer's one error mapping: JSON with the status under /api/, pages elsewhere, sign-in for a page
     without a session; a Mount's prefix answers like any unknown address."""
