@@ -11,7 +11,8 @@ cookie would not come back, so the name is the plain one there and cookie tossin
 then notice a changed account, and an upload form refuses another account than its page's).  The code that
 made a session is its account's session version: a new code (a reset) ends every session made with the old.
 
-A CSRF token is ``HMAC(secret, "csrf" + nonce)``: tied to one session, never stored, checked in constant time on every state-changing request that is authenticated by the cookie.
+A CSRF token is ``HMAC(secret, "csrf" + nonce)``: tied to one session, never stored, checked in constant time
+on every state-changing request that is authenticated by the cookie.
 
 The server secret is 32 random bytes in ``DATA/secret.key`` (mode 0600), created on first start and
 shared by every service process that uses the same data folder.
