@@ -15,7 +15,7 @@ import pytest
 import sqlalchemy as sa
 
 from autograder.service.database import COUNTING, SIGN_IN_FAILURES
-from autograder.service.errors import TooMany
+from autograder.service.errors import NotSignedIn, TooMany
 from autograder.service.policy import DAY
 
 from .inprocess import Site, solution_bytes, upload
@@ -235,6 +235,26 @@ def test_concurrent_wrong_codes_are_checked_at_most_the_budget(site, monkeypatch
     assert outcomes.count("NotSignedIn") == 5 and outcomes.count("TooMany") == 75, outcomes
     assert len(checked) == 5 and _failures(site) == 5
     assert site.service.accounts.sign_in(site.codes["s001"], "10.0.0.1").login == "s001"
+
+
+def test_refusals_past_the_address_budget_take_as_long_as_a_check(site):
+    """Past an address's budget, a code naming no account is refused unchecked and one naming a real account is
+    checked (then refused): both answers must take about as long, or their time would tell which first parts
+    exist (the refusal unchecked pauses as long as a check takes)."""
+    import time
+
+    for i in range(5):
+        with pytest.raises(NotSignedIn):
+            site.service.accounts.sign_in(f"zzzz{i:04d}-" + "q" * 26, "10.0.0.2")
+    times: dict[str, list[float]] = {"unknown": [], "known": []}
+    for _ in range(3):  # 3 against s001: under its own budget of 3
+        for kind, code in (("unknown", "zzzz9999-" + "q" * 26), ("known", _wrong_secret(site.codes["s001"]))):
+            t0 = time.perf_counter()
+            with pytest.raises(TooMany):
+                site.service.accounts.sign_in(code, "10.0.0.2")
+            times[kind].append(time.perf_counter() - t0)
+    unknown, known = min(times["unknown"]), min(times["known"])
+    assert unknown > 0.3 * known and known > 0.3 * unknown, times
 
 
 def test_an_upload_from_a_page_shown_for_another_account_is_refused(site):
