@@ -28,16 +28,19 @@ STUDENTS = ["s001", "s002", "s003", "s004"]
 NB = {a: solution_bytes(a) for a in (A1, A2, A3, A4)}
 
 
-@pytest.fixture
-def site(tmp_path):
-    config = {"login_failures": {"max": 5, "per_account": 3, "window_minutes": 15}, "assignments": {
+def _config() -> dict:
+    return {"login_failures": {"max": 5, "per_account": 3, "window_minutes": 15}, "assignments": {
         A1: {"deadline": DEADLINE.isoformat(), "attempts_per_24h": 2, "feedback_before_deadline": "cases"},
         A2: {"deadline": DEADLINE.isoformat(), "late": {"penalty": 0.5, "until": (DEADLINE + timedelta(days=1)).isoformat()},
              "feedback_before_deadline": "score", "counts": "last"},
         A3: {"deadline": (T0 - timedelta(days=1)).isoformat()},
         A4: {"attempts_per_24h": 2},
     }}
-    s = Site(tmp_path, config, STUDENTS, T0.timestamp())
+
+
+@pytest.fixture
+def site(tmp_path):
+    s = Site(tmp_path, _config(), STUDENTS, T0.timestamp())
     yield s
     s.db.dispose()
 
@@ -216,6 +219,26 @@ def test_sign_in_failures_count_per_address_and_account_and_never_refuse_a_right
 def test_concurrent_wrong_codes_are_checked_at_most_the_budget(site, monkeypatch):
     """Finding 6: 80 wrong codes at once from one address: at most its budget (5) are checked against a hash
     (the check and the record are one transaction); a right code from that address still signs in."""
+    _burst(site, monkeypatch)
+
+
+@pytest.mark.slow
+def test_concurrent_wrong_codes_on_postgresql_are_checked_at_most_the_budget(tmp_path, monkeypatch):
+    """The same on PostgreSQL, where the transaction is serialized by an advisory lock (not ``BEGIN IMMEDIATE``)."""
+    from tests.scale.conftest import Postgres
+
+    pg = Postgres()
+    try:
+        site = Site(tmp_path, _config(), STUDENTS, T0.timestamp(), db_url=pg.url("signin"))
+        try:
+            _burst(site, monkeypatch)
+        finally:
+            site.db.dispose()
+    finally:
+        pg.close()
+
+
+def _burst(site: Site, monkeypatch) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from autograder.service import codes
