@@ -117,7 +117,8 @@ def self_signed(folder: Path) -> tuple[Path, Path]:
             .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
             .not_valid_after(now + datetime.timedelta(days=1))
             .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
-                                                        x509.DNSName("localhost")]), critical=False)
+                                                        x509.DNSName("localhost"), x509.DNSName("*.example.test")]),
+                           critical=False)
             .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
             .sign(key, hashes.SHA256()))
     folder.mkdir(parents=True, exist_ok=True)
