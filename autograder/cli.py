@@ -92,6 +92,8 @@ def add_service_commands(sub) -> None:
                    help="没有每个沙箱的 cgroup 限制（CPU 时间、内存、进程数）时也启动；此时成绩取决于机器负载，"
                         "一名学生的程序可能改变其他学生的成绩")
     s.add_argument("--lease", type=float, default=30.0, help="评分认领的租约秒数：进程被杀后，其他进程在租约到期后接手（默认 30）")
+    s.add_argument("--ssl-certfile", help="直接以 HTTPS 提供服务：证书（PEM）；与 --ssl-keyfile 同用（会话 Cookie 此时名为 __Host-…，带 Secure）")
+    s.add_argument("--ssl-keyfile", help="直接以 HTTPS 提供服务：私钥（PEM）")
     s.add_argument("--forwarded-allow-ips", help="在反向代理之后：信任这些地址发来的 X-Forwarded-For（逗号分隔）")
     s.add_argument("--max-connections", type=int, default=1000, help="同时处理的最大连接数，超出时回答 503（默认 1000）")
     s.add_argument("--access-log", action="store_true", help="打印每个请求")

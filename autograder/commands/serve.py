@@ -108,7 +108,7 @@ def serve(args: argparse.Namespace) -> int:
     async def lifespan(app):
         dispatcher.start()
         passback.start()  # LTI
-        log(f"autograder serve：http://{args.host}:{args.port}/api/v1（数据目录 {data}；"
+        log(f"autograder serve：{'https' if args.ssl_certfile else 'http'}://{args.host}:{args.port}/api/v1（数据目录 {data}；"
             f"成绩库 {'SQLite' if db.sqlite else 'PostgreSQL'}；{grading.describe()}；开放作业 {', '.join(policy.assignments)}）")
         yield
         passback.stop()  # LTI
@@ -117,10 +117,13 @@ def serve(args: argparse.Namespace) -> int:
     if not (0 < args.body_grace <= 600 and 0 < args.body_min_rate):
         raise CannotServe("--body-grace 应在 0 到 600 秒之间，--body-min-rate 应大于 0")
     body_time = BodyTime(grace=args.body_grace, min_rate=args.body_min_rate * 1024)
+    if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
+        raise CannotServe("--ssl-certfile 与 --ssl-keyfile 须同时给出")
     config_kw = dict(host=args.host, port=args.port, lifespan="on", log_level="warning", access_log=args.access_log,
                      server_header=False, timeout_keep_alive=5, h11_max_incomplete_event_size=16384,
                      limit_concurrency=args.max_connections,
-                     proxy_headers=bool(args.forwarded_allow_ips), forwarded_allow_ips=args.forwarded_allow_ips or "")
+                     proxy_headers=bool(args.forwarded_allow_ips), forwarded_allow_ips=args.forwarded_allow_ips or "",
+                     http="h11", ssl_certfile=args.ssl_certfile, ssl_keyfile=args.ssl_keyfile)
     try:
         uvicorn.Server(uvicorn.Config(make_app(service, lifespan=lifespan, body_time=body_time), **config_kw)).run()
     finally:

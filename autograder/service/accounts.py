@@ -1,10 +1,15 @@
 """Signing in and the people of the course: access codes, sessions' accounts, failed sign-ins, the roster.
 
 :meth:`Accounts.sign_in` is the one way from an access code to an :class:`~.codes.Account`, for the API's
-``Bearer`` header, its session endpoint and the sign-in page alike.  Every failure (a wrong code, or a right
-code typed with another student's id on the sign-in page) is recorded by :meth:`Accounts.record_failure`, which
-also removes the rows older than the window; an address with ``login_max_failures`` failures in the window is
-refused (:class:`~.errors.TooMany`, with the seconds to wait) before its code is even checked.
+``Bearer`` header, its session endpoint and the sign-in page alike.  Its rate limit is atomic: in one serialized
+transaction a sign-in is admitted (or refused) and recorded as a failure, which it stays unless the code proves
+right (:meth:`Accounts._admit`), so concurrent attempts cannot all pass one check.  Failures count per client
+address (``login_max_failures`` in the window) and per account (``login_max_per_account``, for codes whose first
+part names the account).  A right code is judged before the address's budget: once an address has used its
+budget, a code naming a real account is still checked (and signs in if right), while codes naming none are
+refused unchecked - so a classmate behind the same NAT cannot lock anyone out, and guessing stays bounded by the
+per-account budget (130 secret bits, ``login_max_per_account`` guesses per window).  Each check costs an argon2
+hash; at most :data:`~.codes.HASH_SLOTS` run at once.
 
 :meth:`Accounts.enroll` is the one way students join the course (``autograder roster import``, the roster page,
 the demo course): accounts with new codes for new students, names and e-mails updated for known ones, and the
@@ -13,13 +18,13 @@ nbgrader gradebook's student list kept in step.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import sqlalchemy as sa
 
 from . import codes
 from .codes import Account
-from .database import ACCOUNTS, ENDED_SESSIONS, LOGIN_FAILURES, Database
+from .database import ACCOUNTS, ENDED_SESSIONS, SIGN_IN_FAILURES, Database
 from .errors import NotFound, NotSignedIn, TooMany
 from .policy import CoursePolicy
 from .roster import Student, import_students, reset_code
@@ -27,6 +32,14 @@ from .roster import Student, import_students, reset_code
 UNAUTHORIZED = "缺少访问码或访问码无效（请求头 Authorization: Bearer <访问码>）"
 EXPIRED = "登录已失效，请重新输入访问码"
 MAX_LISTED = 2000
+
+
+class _Unchecked(Exception):
+    """A sign-in refused without checking its code (the address's budget is used up and no account is named)."""
+
+    def __init__(self, error: TooMany) -> None:
+        super().__init__(error.message)
+        self.error = error
 
 
 def _account(row) -> Account:
@@ -51,52 +64,80 @@ class Accounts:
         """The account of an access code sent from ``address`` (and, on the sign-in page, typed with ``login``).
 
         Raises :class:`NotSignedIn` for a wrong code (or a code of someone other than ``login``), and
-        :class:`TooMany` while ``address`` has too many recent failures.
+        :class:`TooMany` while the code's account, or (for a code that is not right) ``address``, has too many
+        recent failures: see :meth:`_admit`.
         """
-        account = self._by_code(code, address)
-        if login is not None and account.login != login:  # someone else's code: a failure like a wrong code
-            self.record_failure(address)
-            raise NotSignedIn(UNAUTHORIZED)
-        return account
-
-    def _by_code(self, code: str, address: str) -> Account:
         hit = self.cache.get(code)
         if hit is not None:
             with self.db.read() as con:
                 row = self._row(con, ACCOUNTS.c.id == hit[0])
             if row is not None and row.code_id == hit[1]:
+                if login is not None and row.login != login:  # someone else's code: a failure like a wrong code
+                    self._record(address, row.id)
+                    raise NotSignedIn(UNAUTHORIZED)
                 return _account(row)
             self.cache.drop(code)
-        self.check_rate(address)
         parts = codes.split(code)
-        with self.db.read() as con:
-            row = self._row(con, ACCOUNTS.c.code_id == parts[0]) if parts else None
+        try:
+            row, ticket, over = self._admit(address, parts[0] if parts else None)
+        except _Unchecked as refused:
+            codes.pause_like_verify()  # as long as a check would take: an unknown first part is not confirmed by time
+            raise refused.error from None
         # a well-formed code pays for argon2 whether or not its id exists (an id cannot be confirmed by timing);
         # a malformed one (the format is public) is refused without it
-        if parts is None or not codes.verify(parts[1], row.code_hash if row is not None else None):
-            self.record_failure(address)
-            raise NotSignedIn(UNAUTHORIZED)
-        self.cache.put(code, row.id, row.code_id)
-        return _account(row)
+        right = parts is not None and codes.verify(parts[1], row.code_hash if row is not None else None)
+        if right and (login is None or row.login == login):
+            with self.db.write() as con:  # a right code is no failure: its reservation goes
+                con.execute(sa.delete(SIGN_IN_FAILURES).where(SIGN_IN_FAILURES.c.id == ticket))
+            self.cache.put(code, row.id, row.code_id)
+            return _account(row)
+        if over:
+            raise over
+        raise NotSignedIn(UNAUTHORIZED)
 
-    def record_failure(self, address: str) -> None:
-        """Count a failed sign-in of ``address`` and forget the failures older than the window."""
-        with self.db.write() as con:
-            now = self.clock()
-            con.execute(sa.insert(LOGIN_FAILURES).values(address=address, at=now))
-            con.execute(sa.delete(LOGIN_FAILURES).where(LOGIN_FAILURES.c.at < now - self.course.login_window_seconds))
+    def _admit(self, address: str, code_id: str | None) -> tuple[Any, int, TooMany | None]:
+        """Decide, in one serialized transaction, whether a code may be checked, and record it as a failure
+        until it proves right: ``(account row or None, the record's id, the refusal a wrong code gets)``.
 
-    def check_rate(self, address: str) -> None:
-        """:class:`TooMany` (with the seconds to wait) while ``address`` has too many failures in the window."""
-        now = self.clock()
+        * the account the code's first part names has ``login_max_per_account`` failures in the window:
+          :class:`TooMany`, unchecked (only someone who has seen the code knows its first part);
+        * else, under ``login_max_failures`` failures from ``address``: checked (a wrong code gets 401);
+        * else, over the address's budget: checked only if the first part names an account (a wrong code then
+          gets 429), so a right code is never refused because others failed from the same address, and an
+          address guessing without a real first part gets at most its budget of checks per window;
+          :class:`_Unchecked` otherwise.
+        """
         window = self.course.login_window_seconds
-        with self.db.read() as con:
-            times = con.execute(sa.select(LOGIN_FAILURES.c.at).where(
-                (LOGIN_FAILURES.c.address == address) & (LOGIN_FAILURES.c.at > now - window))
-                .order_by(LOGIN_FAILURES.c.at.desc()).limit(self.course.login_max_failures)).scalars().all()
-        if len(times) >= self.course.login_max_failures:
-            wait = max(1, int(min(times) + window - now + 0.999))
-            raise TooMany(f"错误的访问码尝试过多，请 {wait} 秒后再试", retry_after=wait)
+        with self.db.write() as con:
+            self.db.serialize(con, "sign-in")
+            now = self.clock()
+            con.execute(sa.delete(SIGN_IN_FAILURES).where(SIGN_IN_FAILURES.c.at <= now - window))
+            row = self._row(con, ACCOUNTS.c.code_id == code_id) if code_id is not None else None
+            if row is not None:
+                refusal = self._budget(con, SIGN_IN_FAILURES.c.account_id == row.id,
+                                       self.course.login_max_per_account, now)
+                if refusal is not None:
+                    raise refusal
+            over = self._budget(con, SIGN_IN_FAILURES.c.address == address, self.course.login_max_failures, now)
+            if over is not None and row is None:
+                raise _Unchecked(over)
+            ticket = con.execute(sa.insert(SIGN_IN_FAILURES).values(
+                address=address, account_id=row.id if row is not None else None, at=now)).inserted_primary_key[0]
+        return row, ticket, over
+
+    def _budget(self, con: sa.Connection, where, limit: int, now: float) -> TooMany | None:
+        """The refusal (with the seconds to wait) when the failures ``where`` in the window reach ``limit``."""
+        times = con.execute(sa.select(SIGN_IN_FAILURES.c.at).where(where & (SIGN_IN_FAILURES.c.at > now - self.course.login_window_seconds))
+                            .order_by(SIGN_IN_FAILURES.c.at.desc()).limit(limit)).scalars().all()
+        if len(times) < limit:
+            return None
+        wait = max(1, int(min(times) + self.course.login_window_seconds - now + 0.999))
+        return TooMany(f"错误的访问码尝试过多，请 {wait} 秒后再试", retry_after=wait)
+
+    def _record(self, address: str, account_id: int | None) -> None:
+        """Count a failed sign-in of ``address`` (against ``account_id`` too)."""
+        with self.db.write() as con:
+            con.execute(sa.insert(SIGN_IN_FAILURES).values(address=address, account_id=account_id, at=self.clock()))
 
     def of_session(self, account_id: int, code_id: str, nonce: str | None = None) -> Account:
         """The account of a session made with code ``code_id`` (:class:`NotSignedIn` once the code was replaced,

@@ -49,14 +49,27 @@ def split(code: str) -> tuple[str, str] | None:
 
 
 _DUMMY = HASHER.hash(_random(26))
+HASH_SLOTS = 2  # argon2 checks at once in one process: bounded CPU (cores) and memory (2 x 19 MiB)
+_hashing = threading.BoundedSemaphore(HASH_SLOTS)
+_seconds = [0.05]  # how long a check took lately (a moving average): the pause of a refusal made without one
 
 
 def verify(secret: str, code_hash: str | None) -> bool:
-    """Does ``secret`` match ``code_hash``?  With ``code_hash`` None the dummy hash is checked (same cost)."""
-    try:
-        return HASHER.verify(code_hash or _DUMMY, secret) and code_hash is not None
-    except (VerificationError, InvalidHashError):
-        return False
+    """Does ``secret`` match ``code_hash``?  With ``code_hash`` None the dummy hash is checked (same cost).
+    At most :data:`HASH_SLOTS` run at once; the others wait."""
+    with _hashing:
+        start = time.perf_counter()
+        try:
+            return HASHER.verify(code_hash or _DUMMY, secret) and code_hash is not None
+        except (VerificationError, InvalidHashError):
+            return False
+        finally:
+            _seconds[0] = 0.8 * _seconds[0] + 0.2 * min(time.perf_counter() - start, 1.0)
+
+
+def pause_like_verify() -> None:
+    """Wait about as long as a check takes, without doing one (a refusal must not be told apart by its time)."""
+    time.sleep(_seconds[0])
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@
   the stored file and the result;
 * ``service_counting`` - per student and assignment, which attempt counts (the one the nbgrader gradebook
   holds); its score is that submission's (:func:`.counting.effective_score`), never stored a second time;
-* ``service_login_failures`` - wrong access codes per client address (rate limit);
+* ``service_sign_in_failures`` - failed sign-ins (and sign-ins being checked), per client address and, when the
+  code's first part names an account, per account (the rate limit, :mod:`.accounts`);
 * ``service_ended_sessions`` - sessions signed out before their expiry (their nonce), refused from then on;
 * ``service_overrides`` - an instructor's exceptions for one student and assignment: a later deadline, extra attempts;
 * ``service_regrades`` - regrades an instructor asked for (which submissions, when), for their progress;
@@ -84,13 +85,16 @@ COUNTING = sa.Table(
     sa.Column("updated_at", sa.Float, nullable=False),
 )
 
-LOGIN_FAILURES = sa.Table(
-    "service_login_failures", META,
+SIGN_IN_FAILURES = sa.Table(
+    "service_sign_in_failures", META,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("address", sa.String(64), nullable=False),
+    sa.Column("account_id", sa.Integer),  # the account the code's first part names; None: no such account
     sa.Column("at", sa.Float, nullable=False),
-    sa.Index("ix_service_login_failures", "address", "at"),
+    sa.Index("ix_service_sign_in_failures_address", "address", "at"),
+    sa.Index("ix_service_sign_in_failures_account", "account_id", "at"),
 )
+OLD_TABLES = ("service_login_failures",)  # the per-address failures of older versions (transient: dropped)
 
 ENDED_SESSIONS = sa.Table(
     "service_ended_sessions", META,
@@ -187,6 +191,12 @@ class Database:
         with self.engine.connect() as con:
             yield con
 
+    def serialize(self, con: sa.Connection, name: str) -> None:
+        """Serialize the transaction of ``con`` with every other that calls this with ``name``, until it ends
+        (PostgreSQL: a transaction advisory lock; SQLite: ``BEGIN IMMEDIATE`` of :meth:`write` already does)."""
+        if not self.sqlite:
+            con.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _key(name)})
+
     def lock_for_update(self, con: sa.Connection, table: sa.Table, where) -> None:
         """Lock the matching rows until the transaction ends (PostgreSQL; SQLite's write lock already serializes)."""
         if not self.sqlite:
@@ -229,7 +239,9 @@ class Database:
 
 def _drop_copies(con: sa.Connection) -> None:
     """Older databases stored the counting score in ``service_counting`` too: drop those columns (the score is
-    the counting submission's, see :mod:`.counting`)."""
+    the counting submission's, see :mod:`.counting`); and the tables older versions used (:data:`OLD_TABLES`)."""
+    for table in OLD_TABLES:
+        con.execute(sa.text(f"DROP TABLE IF EXISTS {table}"))
     columns = {c["name"] for c in sa.inspect(con).get_columns(COUNTING.name)}
     for name in ("score", "max_score"):
         if name in columns:

@@ -93,8 +93,9 @@ class CoursePolicy:
 
     assignments: dict[str, AssignmentPolicy]
     upload_limit_bytes: int = MAX_NOTEBOOK_BYTES  # the one limit the notebooks and the book state
-    login_max_failures: int = 20
+    login_max_failures: int = 20  # failed sign-ins per client address in the window
     login_window_seconds: float = 900.0
+    login_max_per_account: int = 10  # failed sign-ins per account (its code's first part) in the window
 
     def digest(self) -> str:
         """Hash of what decides which attempt counts and how much (re-settles the gradebook when it changes)."""
@@ -171,10 +172,11 @@ def parse_policy(data: Any, known: list[str], where: str = "course.yml") -> Cour
     mib = data.get("upload_limit_mib", top)
     if isinstance(mib, bool) or not isinstance(mib, (int, float)) or not 0 < mib <= top:
         raise PolicyError(f"{where}: upload_limit_mib：应在 0 到 {top} 之间（MiB），而不是 {mib!r}")
-    login = _keys(data.get("login_failures") or {}, {"max", "window_minutes"}, f"{where}: login_failures")
+    login = _keys(data.get("login_failures") or {}, {"max", "per_account", "window_minutes"}, f"{where}: login_failures")
     max_failures = _int(login.get("max", 20), f"{where}: login_failures.max", 1, 10000)
+    per_account = _int(login.get("per_account", 10), f"{where}: login_failures.per_account", 1, 1000)
     window = _int(login.get("window_minutes", 15), f"{where}: login_failures.window_minutes", 1, 10080)
-    return CoursePolicy(assignments, int(mib * (1 << 20)), max_failures, window * 60.0)
+    return CoursePolicy(assignments, int(mib * (1 << 20)), max_failures, window * 60.0, per_account)
 
 
 def load_policy(path: Path | None, known: list[str]) -> CoursePolicy:

@@ -2,9 +2,17 @@
 
 A session cookie is ``base64url(JSON payload) "." base64url(HMAC-SHA256(secret, payload))``; the payload
 holds the account id, the ``code_id`` of the code it was made with (a new code ends every old session),
-a random nonce and the expiry.  The cookie is ``HttpOnly``, ``SameSite=Strict``, ``Path=/`` and ``Secure``
-over HTTPS.  A CSRF token is ``HMAC(secret, "csrf" + nonce)``: tied to one session, never stored, checked
-in constant time on every state-changing request that is authenticated by the cookie.
+a random nonce and the expiry.  The cookie is ``HttpOnly``, ``SameSite=Strict`` and ``Path=/``; over HTTPS it
+is ``Secure`` and named with the ``__Host-`` prefix (:func:`cookie_name`), which a browser accepts only from a
+secure page of this very host, without ``Domain``: a page on a sibling subdomain, or any plain-HTTP page of the
+host (another port), cannot set or replace it (cookie tossing), and over HTTPS the service reads only that name.
+Over plain HTTP (a trial on loopback) browsers refuse a ``__Host-`` cookie without ``Secure``, and a ``Secure``
+cookie would not come back, so the name is the plain one there and cookie tossing is not prevented (the pages
+then notice a changed account, and an upload form refuses another account than its page's).  The code that
+made a session is its account's session version: a new code (a reset) ends every session made with the old.
+
+A CSRF token is ``HMAC(secret, "csrf" + nonce)``: tied to one session, never stored, checked in constant time
+on every state-changing request that is authenticated by the cookie.
 
 The server secret is 32 random bytes in ``DATA/secret.key`` (mode 0600), created on first start and
 shared by every service process that uses the same data folder.
@@ -23,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 COOKIE = "autograder_session"
+LOGIN_COOKIE = "autograder_login"  # a signed anonymous session: the sign-in form's CSRF token is tied to it
+HOST_PREFIX = "__Host-"
 CSRF_HEADER = "x-csrf-token"
 CSRF_FIELD = "csrf_token"
 MAX_AGE = 12 * 3600
@@ -112,9 +122,15 @@ class Signer:
         return bool(token) and len(token) < 200 and token.isascii() and hmac.compare_digest(token.encode(), self.csrf_token(session).encode())
 
 
-def cookie_header(value: str, *, secure: bool, max_age: int = MAX_AGE) -> str:
-    """The ``Set-Cookie`` value of a session cookie (``max_age`` 0 deletes it)."""
-    parts = [f"{COOKIE}={value}", "Path=/", f"Max-Age={max_age}", "HttpOnly", "SameSite=Strict"]
+def cookie_name(name: str, *, secure: bool) -> str:
+    """The name a cookie has: with the ``__Host-`` prefix over HTTPS (``secure``), plain over HTTP."""
+    return HOST_PREFIX + name if secure else name
+
+
+def cookie_header(value: str, *, secure: bool, max_age: int = MAX_AGE, name: str = COOKIE) -> str:
+    """The ``Set-Cookie`` value of cookie ``name`` (the session's by default; ``max_age`` 0 deletes it):
+    ``__Host-`` and ``Secure`` over HTTPS, never a ``Domain``."""
+    parts = [f"{cookie_name(name, secure=secure)}={value}", "Path=/", f"Max-Age={max_age}", "HttpOnly", "SameSite=Strict"]
     if secure:
         parts.append("Secure")
     return "; ".join(parts)

@@ -64,9 +64,10 @@ def stub_result(student: str, assignment: str, score: float, max_score: float = 
 class Site:
     """One course served in process: ``config`` is ``course.yml``'s data; ``students`` get accounts and codes."""
 
-    def __init__(self, tmp: Path, config: dict, students: list[str], now: float) -> None:
+    def __init__(self, tmp: Path, config: dict, students: list[str], now: float, db_url: str | None = None) -> None:
+        """``db_url``: the gradebook's database (default: SQLite in ``tmp``)."""
         self.clock = Clock(now)
-        self.db = Database(f"sqlite:///{tmp / 'gradebook.db'}")
+        self.db = Database(db_url or f"sqlite:///{tmp / 'gradebook.db'}")
         self.db.create()
         policy = parse_policy(config, list(A))
         sources = {n: REPO / "solutions" / n / f"{A[n].notebook}.ipynb" for n in A}

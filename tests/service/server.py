@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -50,10 +51,15 @@ def make_course(data: Path, students: list[str], *, db: str | None = None, confi
 class Server:
     """``autograder serve`` on a free port; :meth:`kill` (SIGKILL) and :meth:`start` again at will."""
 
-    def __init__(self, data: Path, *extra: str, db: str | None = None) -> None:
+    def __init__(self, data: Path, *extra: str, db: str | None = None, tls: tuple[Path, Path] | None = None) -> None:
+        """``tls``: (certificate, key) to serve HTTPS with (:func:`self_signed`); the clients trust that certificate."""
         self.data, self.extra, self.db = data, list(extra), db
         self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
+        self.verify: ssl.SSLContext | bool = True
+        if tls is not None:
+            self.extra += ["--ssl-certfile", str(tls[0]), "--ssl-keyfile", str(tls[1])]
+            self.verify = ssl.create_default_context(cafile=str(tls[0]))
+        self.base = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         self.log = data.parent / f"{data.name}-serve-{self.port}.log"
         self.proc: subprocess.Popen | None = None
 
@@ -67,7 +73,7 @@ class Server:
             if self.proc.poll() is not None:
                 raise AssertionError(f"autograder serve ended ({self.proc.returncode}): {self.log.read_text()[-3000:]}")
             try:
-                if httpx.get(self.base + "/healthz", timeout=1).status_code == 200:
+                if httpx.get(self.base + "/healthz", timeout=1, verify=self.verify).status_code == 200:
                     return self
             except httpx.HTTPError:
                 pass
@@ -78,8 +84,8 @@ class Server:
         """A client sending ``code``; ``source``: another loopback address to send from (rate limits are per address)."""
         headers = {"Authorization": f"Bearer {code}"} if code else {}
         if source:
-            kw["transport"] = httpx.HTTPTransport(local_address=source)
-        return httpx.Client(base_url=self.base, headers=headers, timeout=60, **kw)
+            kw["transport"] = httpx.HTTPTransport(local_address=source, verify=self.verify)
+        return httpx.Client(base_url=self.base, headers=headers, timeout=60, verify=self.verify, **kw)
 
     def kill(self) -> None:
         os.kill(self.proc.pid, signal.SIGKILL)
@@ -92,6 +98,35 @@ class Server:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """A throwaway certificate for 127.0.0.1 (and localhost) and its key, as PEM files in ``folder``."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+                                                        x509.DNSName("localhost"), x509.DNSName("*.example.test")]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    folder.mkdir(parents=True, exist_ok=True)
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
 
 
 def notebook_bytes(nb) -> bytes:

@@ -16,7 +16,7 @@ import time
 import make_corpus
 import pytest
 
-from .server import Server, make_course, notebook_bytes, run, submit
+from .server import Server, make_course, notebook_bytes, run, self_signed, submit
 
 pytestmark = pytest.mark.slow
 A1, A2, A3 = "ps1_threshold_metrics", "ps2_roc_auc", "ps3_pr_ap"
@@ -217,3 +217,44 @@ def test_signing_out_ends_the_session_on_the_server(site):
         with server.client(cookies=cookies) as kept:  # the cookie kept (or copied) after signing out
             r = kept.get("/api/v1/session")
             assert r.status_code == 401, (way, r.text)
+
+
+def test_over_https_cookies_are_host_only_and_a_tossed_cookie_is_ignored(tmp_path):
+    """Finding 4 (cookie tossing), against a real server over TLS: the session and sign-in cookies are named
+    ``__Host-`` with ``Secure``, ``Path=/`` and no ``Domain`` (a browser accepts such a cookie only from a secure
+    page of this host, so a page on another port over HTTP, or on a sibling subdomain, cannot set it), and the
+    server reads only that name: a plain ``autograder_session`` cookie - what a tossing page can set - is ignored,
+    alone or next to the real one."""
+    data = tmp_path / "tls" / "data"
+    codes = make_course(data, ["t01", "t02"], config={"assignments": {A1: {"deadline": FAR}}})
+    server = Server(data, "--jobs", "1", tls=self_signed(tmp_path / "tls-cert")).start()
+    try:
+        with server.client() as victim, server.client() as attacker:
+            r = victim.post("/api/v1/session", json={"code": codes["t01"]})
+            assert r.status_code == 200, r.text
+            cookie = r.headers["set-cookie"]
+            assert cookie.startswith("__Host-autograder_session=") and "; Secure" in cookie and "Path=/;" in cookie
+            assert "domain" not in cookie.lower()
+            mine = victim.cookies.get("__Host-autograder_session")
+            assert victim.get("/api/v1/session").json()["login"] == "t01"
+            attacker.post("/api/v1/session", json={"code": codes["t02"]})
+            theirs = attacker.cookies.get("__Host-autograder_session")
+            for header in (f"autograder_session={theirs}; __Host-autograder_session={mine}",
+                           f"__Host-autograder_session={mine}; autograder_session={theirs}"):
+                with server.client() as c:
+                    r = c.get("/api/v1/session", headers={"Cookie": header})
+                    assert r.json()["login"] == "t01", header
+            with server.client() as c:
+                assert c.get("/api/v1/session", headers={"Cookie": f"autograder_session={theirs}"}).status_code == 401
+        with server.client() as page:  # the sign-in page over HTTPS: its own cookie is __Host- too
+            form = page.get("/login")
+            assert form.headers["set-cookie"].startswith("__Host-autograder_login=") and "; Secure" in form.headers["set-cookie"]
+            token = form.text.split('name="csrf_token" value="')[1].split('"')[0]
+            r = page.post("/login", data={"login": "t01", "code": codes["t01"], "csrf_token": token},
+                          headers={"Origin": server.base}, follow_redirects=False)
+            assert r.status_code == 303, r.text
+            assert any(v.startswith("__Host-autograder_session=") for v in r.headers.get_list("set-cookie"))
+            shown = page.get(f"/assignments/{A1}").text
+            assert "&amp;account=t01" in shown  # the upload form says whom it was shown for
+    finally:
+        server.stop()

@@ -577,6 +577,145 @@ def test_the_limit_stated_is_the_limit_enforced_and_the_favicon_answers(site, br
     tab.close()
 
 
+class Tosser:
+    """A page on another port (or, with ``tls``, another host name) of the same machine that sets the service's
+    session cookie to ``value`` (cookie tossing: cookies keep neither ports nor, with ``Domain``, sibling hosts
+    apart), as a classmate's server could; ``cookies``: the ``Set-Cookie`` values (default: the plain name)."""
+
+    def __init__(self, value: str, cookies: list[str] | None = None, tls: tuple[Path, Path] | None = None) -> None:
+        import http.server
+        import ssl
+        import threading
+
+        sent = cookies or [f"autograder_session={value}; Path=/; HttpOnly; SameSite=Lax"]
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+                body = "<!DOCTYPE html><title>x</title><p>hello".encode()
+                self.send_response(200)
+                for cookie in sent:
+                    self.send_header("Set-Cookie", cookie)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(str(tls[0]), str(tls[1]))
+            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+        self.port = self.httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_over_https_a_sibling_host_cannot_toss_the_session_cookie(browser, tmp_path):
+    """Finding 4 over HTTPS in Debian's chromium: the course at https://course.example.test, a classmate's page
+    at https://evil.example.test (both on this machine) sets ``autograder_session`` and
+    ``__Host-autograder_session`` for the whole ``example.test`` (``Domain=``) to the classmate's session.  The
+    browser drops the ``__Host-`` one (a ``Domain`` is not allowed with that prefix), the service ignores the
+    plain one over HTTPS: the student stays signed in as themself, with no notice needed."""
+    from .server import self_signed
+
+    data = tmp_path / "tls" / "data"
+    codes = make_course(data, ["t01", "t02"], config={"assignments": {A1: {"deadline": FAR}}})
+    tls = self_signed(tmp_path / "cert")
+    server = Server(data, "--jobs", "1", tls=tls).start()
+    with server.client() as c:
+        r = c.post("/api/v1/session", json={"code": codes["t02"]})
+        assert r.status_code == 200
+        theirs = r.headers["set-cookie"].split(";")[0].split("=", 1)[1]  # the classmate's session, whatever its name
+    tosser = Tosser(theirs, [f"{name}={theirs}; Domain=example.test; Path=/; Secure; HttpOnly; SameSite=Lax"
+                             for name in ("autograder_session", "__Host-autograder_session")], tls=tls)
+    base = f"https://course.example.test:{server.port}"
+    # a browser of its own (the host names resolved to this machine), from the module's Playwright
+    b = browser.browser_type.launch(executable_path=CHROMIUM, headless=True,
+                                    args=[*CHROMIUM_ARGS, "--host-resolver-rules=MAP *.example.test 127.0.0.1"])
+    try:
+        ctx = b.new_context(viewport=WIDTHS["desktop"], locale="zh-CN", ignore_https_errors=True)
+        page = ctx.new_page()
+        page.goto(f"{base}/login")
+        page.fill("#login", "t01")
+        page.fill("#code", codes["t01"])
+        with page.expect_navigation():
+            page.click("button[type=submit]")
+        assert page.locator(".who").inner_text().endswith("（t01）")
+        mine = {c["name"]: c for c in ctx.cookies() if "autograder" in c["name"]}
+        assert set(mine) == {"__Host-autograder_session"} and mine["__Host-autograder_session"]["secure"]
+        other = ctx.new_page()
+        other.goto(f"https://evil.example.test:{tosser.port}/")
+        other.close()
+        tossed = [(c["name"], c["domain"]) for c in ctx.cookies() if c["value"] == theirs]
+        assert tossed == [("autograder_session", ".example.test")], tossed  # the __Host- one was refused
+        page.goto(f"{base}/")  # the browser now sends both cookies; the service reads only the __Host- one
+        assert page.locator(".who").inner_text().endswith("（t01）")
+        assert page.locator(".account-change").count() == 0
+        page.screenshot(path=str(SHOTS / "https-tossing-ignored-desktop.png"), full_page=True)
+        who = page.evaluate("fetch('api/v1/session', {credentials: 'same-origin'}).then(r => r.json()).then(j => j.login)")
+        assert who == "t01"
+    finally:
+        b.close()
+        tosser.close()
+        server.stop()
+
+
+@pytest.mark.parametrize("width, victim, attacker", [("desktop", "s009", "s010"), ("phone", "s010", "s009")])
+def test_a_tossed_session_cookie_is_noticed_and_the_open_page_uploads_nothing(site, browser, width, victim, attacker):
+    """Finding 4 over plain HTTP (where browsers allow no ``__Host-`` cookie): a page on another port replaces
+    the session cookie with a classmate's.  The assignment page still open (shown for the victim) refuses to
+    upload into the other account, naming both; the next page says in red at its top that the browser is now
+    signed in as someone else; nothing is stored in either account."""
+    with site["server"].client() as c:
+        assert c.post("/api/v1/session", json={"code": site["codes"][attacker]}).status_code == 200
+        theirs = c.cookies.get("autograder_session")
+    tosser = Tosser(theirs)
+    tab = Tab(browser, width)
+    stored = {who: submissions_of(site, who) for who in (victim, attacker)}
+    try:
+        page = tab.page
+        login(tab, site["base"], victim, site["codes"][victim])
+        page.goto(f"{site['base']}/assignments/{A3}")  # past its deadline: stays empty whatever happens
+        page.goto(f"{site['base']}/assignments/{A1}")
+        assert page.locator(".account-change").count() == 0  # the same account as on the last page: no notice
+        other = tab.ctx.new_page()  # the classmate's page, in another tab of the same browser
+        other.goto(tosser.url)
+        other.close()
+        assert any(c["value"] == theirs for c in tab.ctx.cookies() if c["name"] == "autograder_session")
+        tab.expect_error(403, f"/api/v1/assignments/{A1}/submissions")
+        pick(tab, "threshold_metrics.ipynb", SOLUTION)
+        page.wait_for_function("() => document.getElementById('upload-message').textContent.includes('已拒绝')")
+        message = page.locator("#upload-message").inner_text()
+        assert f"这个页面是为 {victim} 打开的，但你现在已作为 {attacker} 登录" in message, message
+        tab.shot("account-changed-upload-refused")
+        page.goto(f"{site['base']}/")
+        notice = page.locator(".account-change")
+        assert notice.count() == 1
+        text = notice.inner_text()
+        assert f"你现在已作为学生 学生 {attacker}（{attacker}）登录" in text and f"（{victim}）" in text, text
+        assert page.locator(".who").inner_text().endswith(f"（{attacker}）")
+        tab.shot("account-changed-notice")
+        page.goto(f"{site['base']}/assignments/{A1}")
+        assert page.locator(".account-change").count() == 0  # said once, on the first page after the change
+        assert tab.clean() == [], tab.clean()
+    finally:
+        tab.close()
+        tosser.close()
+    assert {who: submissions_of(site, who) for who in (victim, attacker)} == stored  # nothing stored anywhere
+
+
+def submissions_of(site, who: str) -> list[str]:
+    with site["server"].client(site["codes"][who]) as c:
+        return [s["id"] for s in c.get("/api/v1/submissions").json()["submissions"]]
+
+
 def test_wrong_codes_are_rate_limited_with_a_clear_message(site, browser):
     """Last in this module: it uses up the failures allowed from 127.0.0.1."""
     tab = Tab(browser, "phone")

@@ -14,7 +14,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 import sqlalchemy as sa
 
-from autograder.service.database import COUNTING, LOGIN_FAILURES
+from autograder.service.database import COUNTING, SIGN_IN_FAILURES
+from autograder.service.errors import NotSignedIn, TooMany
 from autograder.service.policy import DAY
 
 from .inprocess import Site, solution_bytes, upload
@@ -27,16 +28,19 @@ STUDENTS = ["s001", "s002", "s003", "s004"]
 NB = {a: solution_bytes(a) for a in (A1, A2, A3, A4)}
 
 
-@pytest.fixture
-def site(tmp_path):
-    config = {"login_failures": {"max": 5, "window_minutes": 15}, "assignments": {
+def _config() -> dict:
+    return {"login_failures": {"max": 5, "per_account": 3, "window_minutes": 15}, "assignments": {
         A1: {"deadline": DEADLINE.isoformat(), "attempts_per_24h": 2, "feedback_before_deadline": "cases"},
         A2: {"deadline": DEADLINE.isoformat(), "late": {"penalty": 0.5, "until": (DEADLINE + timedelta(days=1)).isoformat()},
              "feedback_before_deadline": "score", "counts": "last"},
         A3: {"deadline": (T0 - timedelta(days=1)).isoformat()},
         A4: {"attempts_per_24h": 2},
     }}
-    s = Site(tmp_path, config, STUDENTS, T0.timestamp())
+
+
+@pytest.fixture
+def site(tmp_path):
+    s = Site(tmp_path, _config(), STUDENTS, T0.timestamp())
     yield s
     s.db.dispose()
 
@@ -147,7 +151,21 @@ def test_an_extension_reopens_a_closed_assignment_for_one_student(site):
     assert bad.status_code == 400 and "YYYY-MM-DDTHH:MM" in bad.text
 
 
-def test_sign_in_failures_of_the_page_and_the_api_share_one_counter_and_are_pruned(site):
+def _failures(site: Site, where=sa.true()) -> int:
+    with site.db.read() as con:
+        return con.execute(sa.select(sa.func.count()).select_from(SIGN_IN_FAILURES).where(where)).scalar()
+
+
+def _wrong_secret(code: str) -> str:
+    """``code`` with its secret part replaced: the first part still names the account."""
+    return code.split("-")[0] + "-" + "x" * 26
+
+
+def test_sign_in_failures_count_per_address_and_account_and_never_refuse_a_right_code(site):
+    """Finding 6: the page's and the API's failures share one budget per address (5 here) and one per account
+    (3 here); past the address's budget a right code still signs in, guesses naming no account are refused
+    unchecked (and not recorded), a wrong secret for a real account is checked and refused 429 and counted
+    against that account, whose budget, once used, refuses even its right code until the window moves on."""
     page, api = site.client(), site.client()
     form = page.get("/login")
 
@@ -158,22 +176,127 @@ def test_sign_in_failures_of_the_page_and_the_api_share_one_counter_and_are_prun
         form = page.post("/login", data={"login": login, "code": code, "csrf_token": token}, **kw)
         return form
 
-    for _ in range(2):  # a right code typed with another student's id counts like a wrong code
+    def bearer(code: str):
+        return api.get("/api/v1/submissions", headers={"Authorization": f"Bearer {code}"})
+
+    for _ in range(2):  # a right code typed with another student's id counts like a wrong code (against s001)
         r = sign_in("s002", site.codes["s001"])
         assert r.status_code == 401 and "学号或访问码不正确" in r.text
     for i in range(3):
-        assert api.get("/api/v1/submissions", headers={"Authorization": f"Bearer abcdefgh-guess{i}"}).status_code == 401
-    r = api.get("/api/v1/submissions", headers={"Authorization": f"Bearer {site.codes['s003']}"})
-    assert r.status_code == 429 and int(r.headers["retry-after"]) == 900
-    r = sign_in("s003", site.codes["s003"])
+        assert bearer(f"abcdefgh-guess{i}").status_code == 401
+    assert _failures(site) == 5
+    # the address's budget is used up: guesses naming no account are refused without a check or a record ...
+    for code in ("abcdefgh-guess9", "not a code"):
+        r = bearer(code)
+        assert r.status_code == 429 and int(r.headers["retry-after"]) == 900 and "错误的访问码尝试过多" in r.json()["error"]
+    r = sign_in("s003", "zzzzzzzz-" + "y" * 26)
     assert r.status_code == 429 and r.headers["retry-after"] == "900" and "错误的访问码尝试过多" in r.text
-    site.clock.advance(901)
-    assert sign_in("s002", site.codes["s001"]).status_code == 401
-    with site.db.read() as con:  # the page's failure removed the five older than the window
-        assert con.execute(sa.select(sa.func.count()).select_from(LOGIN_FAILURES)).scalar() == 1
-    token = form.text.split('name="csrf_token" value="')[1].split('"')[0]
-    r = page.post("/login", data={"login": "s003", "code": site.codes["s003"], "csrf_token": token}, follow_redirects=False)
+    assert _failures(site) == 5
+    # ... while a right code signs in (the API, then the page) and leaves no record
+    assert bearer(site.codes["s003"]).status_code == 200
+    r = sign_in("s004", site.codes["s004"], follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "./"
+    assert _failures(site) == 5
+    page = site.client()  # signed out again
+    form = page.get("/login")
+    # a wrong secret for a real account is checked, refused like the guesses, and counted against that account
+    r = bearer(_wrong_secret(site.codes["s001"]))
+    assert r.status_code == 429
+    s001 = site.service.accounts.student("s001").id
+    assert _failures(site, SIGN_IN_FAILURES.c.account_id == s001) == 3
+    # s001's own budget (3) is used up: even the right code waits, from any address
+    r = bearer(site.codes["s001"])
+    assert r.status_code == 429 and int(r.headers["retry-after"]) == 900
+    with pytest.raises(TooMany):
+        site.service.accounts.sign_in(site.codes["s001"], "10.1.2.3")
+    assert site.service.accounts.sign_in(site.codes["s002"], "10.1.2.3").login == "s002"  # others are not affected
+    site.clock.advance(901)
+    assert bearer(site.codes["s001"]).status_code == 200
+    assert sign_in("s002", site.codes["s001"]).status_code == 401
+    assert _failures(site) == 1  # the rows older than the window are gone
+
+
+def test_concurrent_wrong_codes_are_checked_at_most_the_budget(site, monkeypatch):
+    """Finding 6: 80 wrong codes at once from one address: at most its budget (5) are checked against a hash
+    (the check and the record are one transaction); a right code from that address still signs in."""
+    _burst(site, monkeypatch)
+
+
+@pytest.mark.slow
+def test_concurrent_wrong_codes_on_postgresql_are_checked_at_most_the_budget(tmp_path, monkeypatch):
+    """The same on PostgreSQL, where the transaction is serialized by an advisory lock (not ``BEGIN IMMEDIATE``)."""
+    from tests.scale.conftest import Postgres
+
+    pg = Postgres()
+    try:
+        site = Site(tmp_path, _config(), STUDENTS, T0.timestamp(), db_url=pg.url("signin"))
+        try:
+            _burst(site, monkeypatch)
+        finally:
+            site.db.dispose()
+    finally:
+        pg.close()
+
+
+def _burst(site: Site, monkeypatch) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from autograder.service import codes
+
+    checked, real = [], codes.verify
+    monkeypatch.setattr(codes, "verify", lambda secret, h: checked.append(1) or real(secret, h))
+
+    def attempt(i: int) -> str:
+        try:
+            site.service.accounts.sign_in(f"zzzz{i:04d}-" + "q" * 26, "10.0.0.1")
+        except Exception as exc:  # noqa: BLE001 - the kind of refusal is what is counted
+            return type(exc).__name__
+        return "signed in"
+
+    with ThreadPoolExecutor(16) as pool:
+        outcomes = list(pool.map(attempt, range(80)))
+    assert outcomes.count("NotSignedIn") == 5 and outcomes.count("TooMany") == 75, outcomes
+    assert len(checked) == 5 and _failures(site) == 5
+    assert site.service.accounts.sign_in(site.codes["s001"], "10.0.0.1").login == "s001"
+
+
+def test_refusals_past_the_address_budget_take_as_long_as_a_check(site):
+    """Past an address's budget, a code naming no account is refused unchecked and one naming a real account is
+    checked (then refused): both answers must take about as long, or their time would tell which first parts
+    exist (the refusal unchecked pauses as long as a check takes)."""
+    import time
+
+    for i in range(5):
+        with pytest.raises(NotSignedIn):
+            site.service.accounts.sign_in(f"zzzz{i:04d}-" + "q" * 26, "10.0.0.2")
+    times: dict[str, list[float]] = {"unknown": [], "known": []}
+    for _ in range(3):  # 3 against s001: under its own budget of 3
+        for kind, code in (("unknown", "zzzz9999-" + "q" * 26), ("known", _wrong_secret(site.codes["s001"]))):
+            t0 = time.perf_counter()
+            with pytest.raises(TooMany):
+                site.service.accounts.sign_in(code, "10.0.0.2")
+            times[kind].append(time.perf_counter() - t0)
+    unknown, known = min(times["unknown"]), min(times["known"])
+    assert unknown > 0.3 * known and known > 0.3 * unknown, times
+
+
+def test_an_upload_from_a_page_shown_for_another_account_is_refused(site):
+    """Finding 4: the upload form carries the account its page was shown for; when the session cookie was
+    replaced since (another sign-in, or a cookie tossed by another site), the upload is refused with both
+    accounts named, and nothing is stored."""
+    shown, _ = site.signed_in("s001")
+    page = shown.get(f"/assignments/{A1}").text
+    action = page.split('id="upload"')[1].split('action="')[1].split('"')[0].replace("&amp;", "&")
+    assert action.endswith("&account=s001")
+    now, token = site.signed_in("s002")  # the cookie the browser holds by the time the student uploads
+    r = now.post(action.replace("../", "/"), files={"notebook": ("nb.ipynb", NB[A1], "application/x-ipynb+json")},
+                 headers={"X-CSRF-Token": token})
+    assert r.status_code == 403, r.text
+    assert "这个页面是为 s001 打开的，但你现在已作为 s002 登录" in r.json()["error"]
+    assert site.grade() == []  # nothing was stored
+    r = now.post(f"/api/v1/assignments/{A1}/submissions?account=s002",
+                 files={"notebook": ("nb.ipynb", NB[A1], "application/x-ipynb+json")}, headers={"X-CSRF-Token": token})
+    assert r.status_code == 202, r.text  # the page shown for the account signed in: accepted
 
 
 def test_one_mapping_of_refusals_to_answers(site):

@@ -174,8 +174,13 @@ def test_csrf_tokens_belong_to_one_session():
 
 
 def test_cookie_attributes():
+    """Over HTTPS ``__Host-`` (browsers then require Secure, Path=/ and no Domain); over HTTP the plain name,
+    without Secure (a __Host- cookie without Secure is refused by browsers)."""
     header = sessions.cookie_header("v", secure=True)
-    assert all(a in header for a in ("HttpOnly", "SameSite=Strict", "Secure", "Path=/"))
+    assert header.startswith("__Host-autograder_session=v;")
+    assert all(a in header for a in ("HttpOnly", "SameSite=Strict", "Secure", "Path=/")) and "Domain" not in header
+    plain = sessions.cookie_header("v", secure=False, name=sessions.LOGIN_COOKIE)
+    assert plain.startswith("autograder_login=v;") and "Secure" not in plain and "__Host-" not in plain
 
 
 def test_secret_file_is_private_and_shared(tmp_path):

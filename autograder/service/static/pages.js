@@ -291,7 +291,38 @@
     }, true);
   }
 
+  // The account each page was shown for, remembered by this browser for this site alone (localStorage belongs to
+  // the page's origin: a page on another port or host cannot write it). When it differs from the last page's -
+  // another tab signed in, or a session cookie set by another site - the page says so at its top. Signing out
+  // with the button forgets it.
+  const ACCOUNT_KEY = "autograder.account";
+  function accountNotice() {
+    const body = document.body;
+    if (!body.dataset.account) return;
+    const now = { id: body.dataset.account, label: body.dataset.accountLabel };
+    let before = null;
+    try {
+      before = JSON.parse(localStorage.getItem(ACCOUNT_KEY) || "null");
+      localStorage.setItem(ACCOUNT_KEY, JSON.stringify(now));
+    } catch (e) {
+      return;  // storage unavailable (a private window's policy): no notice
+    }
+    if (before && before.id && before.id !== now.id) {
+      const note = document.createElement("p");
+      note.className = "account-change";
+      note.setAttribute("role", "alert");
+      note.textContent = `注意：你现在已作为${now.label}登录，而这个浏览器刚才登录的是${before.label}。` +
+        "如果不是你自己换的账号，请立即点“退出”，再用自己的访问码登录，然后再上传。";
+      const main = document.getElementById("main");
+      if (main) main.prepend(note);
+    }
+    document.querySelectorAll("form.logout").forEach((form) => form.addEventListener("submit", () => {
+      try { localStorage.removeItem(ACCOUNT_KEY); } catch (e) { /* nothing to forget */ }
+    }));
+  }
+
   function start() {
+    accountNotice();
     zoneNote(document);
     confirmations();
     localize(document);

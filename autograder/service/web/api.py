@@ -16,7 +16,9 @@ DELETE   /api/v1/session                             sign out
 
 Authentication (:mod:`.auth`): ``Authorization: Bearer <access code>``, or the session cookie (then every
 state-changing request also needs the CSRF token - in the ``X-CSRF-Token`` header, or for an upload in the
-address's ``?csrf_token=``, checked before the body is read - and a foreign ``Origin`` is refused).
+address's ``?csrf_token=``, checked before the body is read - and a foreign ``Origin`` is refused).  An upload
+whose address says ``?account=LOGIN`` (the upload form's: the account the page was shown for) is refused when
+another account is signed in.
 Another student's submission answers exactly like one that does not exist.  The handlers only translate:
 every rule is the core's (:class:`~autograder.service.service.Service`).
 """
@@ -71,6 +73,7 @@ async def submit(request: Request) -> Response:
     complete; an upload whose client has gone away by then is not stored."""
     service = auth.service_of(request)
     who = await run_in_threadpool(auth.caller, request)
+    auth.check_shown_account(who, request.query_params.get("account"))  # the page's form says whom it was shown for
     if who.by_cookie:
         auth.check_csrf(request, who.session, request.query_params.get(sessions.CSRF_FIELD))
     assignment = request.path_params["assignment"]

@@ -7,8 +7,11 @@
 * :func:`page_caller` / :func:`page_post` - the pages' caller (the session cookie only; without one the error
   handler sends the browser to the sign-in page);
 * :func:`instructor`, :func:`student` - the roles;
-* :func:`start_session`, :func:`end_session` - the cookie of a signed-in person (any way of signing in - the
-  code form, the API, a future LMS launch - ends here).
+* :func:`new_session`, :func:`end_session` - the cookie of a signed-in person (any way of signing in - the
+  code form, the API, an LMS launch - ends here); :func:`read_cookie`, :func:`set_cookie` - every cookie under
+  its name for the scheme (``__Host-`` and ``Secure`` over HTTPS, :func:`.sessions.cookie_name`);
+* :func:`check_shown_account` - an upload from a page shown for another account than the one now signed in
+  (the session cookie replaced meanwhile) is refused.
 
 Everything refused is a core error (:class:`~autograder.service.errors.NotSignedIn`, ``Forbidden``), mapped to
 its status by :mod:`.errors`.
@@ -27,7 +30,7 @@ from ..codes import Account
 from ..errors import Forbidden, NotSignedIn
 from ..service import Service
 
-LOGIN_COOKIE = "autograder_login"  # a signed anonymous session: the login form's CSRF token is tied to it
+LOGIN_COOKIE = sessions.LOGIN_COOKIE
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,24 @@ def check_csrf(request: Request, session: sessions.Session, form_token: str | No
         raise Forbidden("缺少或错误的 CSRF 令牌，请刷新页面后重试")
 
 
+def is_https(request: Request) -> bool:
+    """Served over HTTPS (by uvicorn's TLS, or a proxy trusted with ``--forwarded-allow-ips`` saying so)."""
+    return request.url.scheme == "https"
+
+
+def read_cookie(request: Request, name: str) -> str | None:
+    """The value of cookie ``name`` under the name it has on this scheme (:func:`.sessions.cookie_name`): over
+    HTTPS only the ``__Host-`` one, which no other host or plain-HTTP page can have set."""
+    return request.cookies.get(sessions.cookie_name(name, secure=is_https(request)))
+
+
+def set_cookie(request: Request, response: Response, name: str, value: str, max_age: int) -> None:
+    response.headers.append("Set-Cookie", sessions.cookie_header(value, secure=is_https(request), max_age=max_age,
+                                                                 name=name))
+
+
 def _session(request: Request) -> sessions.Session | None:
-    return service_of(request).signer.read(request.cookies.get(sessions.COOKIE))
+    return service_of(request).signer.read(read_cookie(request, sessions.COOKIE))
 
 
 def caller(request: Request) -> Caller:
@@ -117,6 +136,15 @@ def page_post(request: Request, form: dict[str, str]) -> Caller:
     return who
 
 
+def check_shown_account(who: Caller, shown: str | None) -> None:
+    """A form carries the account it was shown for (``shown``: its login); a request with a session of another
+    account (the cookie replaced since the page was shown: another tab signed in, or a cookie set by another
+    site) is refused, so nothing lands in an account the person did not see."""
+    if shown is not None and shown != who.account.login:
+        raise Forbidden(f"这个页面是为 {shown[:100]} 打开的，但你现在已作为 {who.account.login} 登录；"
+                        "为免提交到别人的账号，已拒绝。请刷新页面，确认账号后再上传")
+
+
 def instructor(who: Caller, message: str = "只有教师可以查看这个页面") -> Caller:
     if not who.account.is_instructor:
         raise Forbidden(message)
@@ -132,7 +160,7 @@ def student(who: Caller) -> Caller:
 def new_session(request: Request, account: Account) -> tuple[str, sessions.Session]:
     """Sign ``account`` in: the ``Set-Cookie`` value of a new session cookie, and the session (for its CSRF token)."""
     value, session = service_of(request).signer.issue(account.id, account.code_id)
-    return sessions.cookie_header(value, secure=request.url.scheme == "https"), session
+    return sessions.cookie_header(value, secure=is_https(request)), session
 
 
 def end_session(request: Request, response: Response, who: Caller | None = None) -> None:
@@ -140,4 +168,4 @@ def end_session(request: Request, response: Response, who: Caller | None = None)
     copied to) and the browser told to drop the cookie."""
     if who is not None and who.session is not None:
         service_of(request).accounts.end_session(who.session.nonce, who.session.expires)
-    response.headers.append("Set-Cookie", sessions.cookie_header("", secure=request.url.scheme == "https", max_age=0))
+    set_cookie(request, response, sessions.COOKIE, "", 0)

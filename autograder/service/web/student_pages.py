@@ -35,8 +35,7 @@ def login_form(request: Request, error: str | None = None, status: int = 200, lo
     value, session = signer.issue(0, "login")
     response = render(request, "login.html", status, account=None, csrf="", error=error, login=login,
                       login_csrf=signer.csrf_token(session))
-    response.headers.append("Set-Cookie", f"{auth.LOGIN_COOKIE}={value}; Path=/; Max-Age=3600; HttpOnly; SameSite=Strict"
-                            + ("; Secure" if request.url.scheme == "https" else ""))
+    auth.set_cookie(request, response, auth.LOGIN_COOKIE, value, 3600)
     return response
 
 
@@ -51,7 +50,7 @@ def login_page(request: Request) -> Response:
 async def login(request: Request) -> Response:
     service = auth.service_of(request)
     form = await read_form(request)
-    anonymous = service.signer.read(request.cookies.get(auth.LOGIN_COOKIE))
+    anonymous = service.signer.read(auth.read_cookie(request, auth.LOGIN_COOKIE))
     origin = request.headers.get("origin")
     if (origin is not None and origin != auth.own_origin(request)) or anonymous is None \
             or not service.signer.check_csrf(anonymous, form.get(sessions.CSRF_FIELD)):
@@ -70,7 +69,7 @@ async def login(request: Request) -> Response:
     cookie, _ = auth.new_session(request, account)
     response = redirect(request, "instructor/" if account.is_instructor else "")
     response.headers.append("Set-Cookie", cookie)
-    response.headers.append("Set-Cookie", f"{auth.LOGIN_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict")
+    auth.set_cookie(request, response, auth.LOGIN_COOKIE, "", 0)
     return response
 
 
