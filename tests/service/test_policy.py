@@ -225,7 +225,7 @@ def test_concurrent_wrong_codes_are_checked_at_most_the_budget(site, monkeypatch
 @pytest.mark.slow
 def test_concurrent_wrong_codes_on_postgresql_are_checked_at_most_the_budget(tmp_path, monkeypatch):
     """The same on PostgreSQL, where the transaction is serialized by an advisory lock (not ``BEGIN IMMEDIATE``)."""
-    from tests.scale.conftest import Postgres
+    from tests.grading_runs import Postgres
 
     pg = Postgres()
     try:
