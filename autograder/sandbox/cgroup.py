@@ -108,6 +108,20 @@ class SandboxCgroups:
         """The ``cgroup.procs`` files the sandbox's first process writes itself into (before exec)."""
         return [str(p / "cgroup.procs") for p in sorted(set(self.paths.values()))]
 
+    def adopt(self, pid: int) -> bool:
+        """Move process ``pid`` (and so everything it starts later) into these cgroups; False if a move failed.
+
+        Used for a warm sandbox's run: the zygote's fresh child is moved here before any student code runs,
+        so the run's processes, CPU time and memory are limited and accounted apart from the zygote's.
+        """
+        try:
+            for procs_file in self.procs_files():
+                with open(procs_file, "w") as fh:
+                    fh.write(str(pid))
+        except OSError:
+            return False
+        return True
+
     def cpu_seconds(self) -> float | None:
         """CPU time (user + system) used so far by every process of the sandbox, or None if not accounted."""
         if "unified" in self.paths:
@@ -143,6 +157,29 @@ class SandboxCgroups:
         for path in set(self.paths.values()):
             _remove(path)
         self.paths = {}
+
+
+def kill_process(proc) -> None:
+    """Kill a sandbox's first process (a ``subprocess.Popen``) and its process group, close its pipes, reap it."""
+    import subprocess
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.kill()
+    except ProcessLookupError:
+        pass
+    for stream in (proc.stdin, proc.stdout):
+        try:
+            stream.close()
+        except (OSError, AttributeError):
+            pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 def _remove(path: Path) -> None:
