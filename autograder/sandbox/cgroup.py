@@ -44,9 +44,13 @@ class SandboxCgroups:
     runs as root, else a subtree delegated to the grader's user.  Whatever is missing falls back:
     ``RLIMIT_NPROC`` for processes (see :func:`command.preexec`), per-process limits for memory and
     wall-clock time for the time limits (:meth:`cpu_seconds` returns None).
+
+    ``own_cpu_hierarchy=False`` (a warm sandbox's run): on v1, when the cpu controller has a hierarchy of its
+    own, no cgroup is made there; the run keeps the CPU bandwidth limit of its zygote's sandbox, which only
+    ever runs one run at a time.
     """
 
-    def __init__(self, *, processes: int, cpus: float, memory_bytes: int) -> None:
+    def __init__(self, *, processes: int, cpus: float, memory_bytes: int, own_cpu_hierarchy: bool = True) -> None:
         self.paths: dict[str, Path] = {}  # controller ("pids", "cpu", "cpuacct", "memory" or "unified") -> cgroup
         try:
             bases = delegation.parents()
@@ -74,6 +78,8 @@ class SandboxCgroups:
             if base is None:
                 continue
             real = base.resolve()
+            if controller == "cpu" and not own_cpu_hierarchy and "cpuacct" in bases and bases["cpuacct"].resolve() != real:
+                continue  # the process stays in the cpu cgroup it was born in (moving it there costs ~10 ms)
             if real in made:
                 self.paths[controller] = made[real]
                 continue

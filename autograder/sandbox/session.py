@@ -131,7 +131,8 @@ class Session:
         """What a zygote is started with (a warm one is taken only if it was started exactly so)."""
         lim = self.limits
         return (tuple(command.bwrap_command(lim)), str(sandbox_account()), os.environ.get(delegation.ENV_PARENT, ""),
-                lim.memory_bytes, lim.cpu_seconds, lim.file_bytes, lim.open_files, lim.processes)
+                lim.memory_bytes, lim.cpu_seconds, lim.file_bytes, lim.open_files, lim.processes, lim.cpus,
+                lim.sandbox_memory_bytes)
 
     def _start_zygote(self, key: tuple) -> warm.Zygote | None:
         """Start a sandbox whose runner becomes the zygote; None if it did not say ``zygote_ready`` in time."""
@@ -202,7 +203,7 @@ class Session:
         self.proc = z.proc
         self._idle = False
         self._run_cgroup = SandboxCgroups(processes=self.limits.processes + 2, cpus=self.limits.cpus,
-                                          memory_bytes=self.limits.sandbox_memory_bytes)
+                                          memory_bytes=self.limits.sandbox_memory_bytes, own_cpu_hierarchy=False)
         msg = self._recv(min(time.monotonic() + self.limits.setup_timeout, self.deadline)) \
             if self._send({"op": "fork"}) else "crash"
         new = process_tree(z.proc.pid) - z.baseline if isinstance(msg, dict) and msg.get("op") == "forked" else set()
@@ -224,22 +225,27 @@ class Session:
         """End the current run and make the zygote wait for the next one; True if it does, else it is destroyed.
 
         Nothing the sandbox writes is trusted, so the zygote is kept only when (1) seen from outside,
-        the sandbox's processes are again exactly those present before any student code ran (the run's
-        cgroups are killed; without cgroups, ``end`` asks the child to exit, which ends its PID namespace,
-        and a forced end destroys the sandbox), and (2) the zygote echoes a fresh random nonce; every line
-        before the echo (e.g. messages forged by the dead child) is dropped, and half a line left on the
-        pipe makes the echo unreadable, which destroys the sandbox.
+        the sandbox's processes are again exactly those present before any student code ran (``end`` asks
+        the child to exit, which ends its PID namespace; the run's cgroups are killed when it does not within
+        0.5 s or when the end is forced; without cgroups a forced end destroys the sandbox), and (2) the
+        zygote echoes a fresh random nonce; every line before the echo (e.g. messages forged by the dead
+        child) is dropped, and half a line left on the pipe makes the echo unreadable, which destroys the
+        sandbox.
         """
         z, run = self._zygote, self._run_cgroup
         self._child = self._idle = False
         self._run_cgroup = None
         ok = z is not None and z.alive()
-        if ok and run is not None and run.paths:
+        cgroups = run is not None and bool(run.paths)
+        asked = ok and not force and self._send({"op": "end"})  # the child exits; its PID namespace ends with it
+        if ok and not asked and cgroups:
             run.kill()
-        elif ok:
-            ok = not force and self._send({"op": "end"})
-        deadline = time.monotonic() + 5.0
+        ok = ok and (asked or cgroups)
+        deadline, kill_at = time.monotonic() + 5.0, time.monotonic() + 0.5
         while ok and process_tree(z.proc.pid) != z.baseline:
+            if cgroups and asked and time.monotonic() > kill_at:  # it did not end when asked: kill the run
+                run.kill()
+                asked = False
             if time.monotonic() > deadline or not z.alive():
                 ok = False
             time.sleep(0.001)
