@@ -3,7 +3,9 @@ and with ``autograder grade`` on 1 worker and on all cores (warm sandboxes), and
 ``AUTOGRADER_SANDBOX=cold`` (a new sandbox per submission, as before warm sandboxes); print submissions per
 minute, the ratios, peak memory, the machine's load average and where the time per submission goes.
 
-Usage: ``.venv/bin/python bench/bench_scale.py [--n 30 100] [--seed 0] [--keep DIR]``
+Usage: ``.venv/bin/python bench/bench_scale.py [--n 30 100] [--seed 0] [--keep DIR]``; with ``--ab K`` only
+the instructor solution of each assignment, graded in this process alternately with warm and cold
+sandboxes, K times each (medians).
 
 The submissions are a seeded mixture over the five assignments, built from the test corpus
 (``tests/autograder/make_corpus.py``): correct (instructor solution), wrong (realistic bugs), slow (a
@@ -205,12 +207,48 @@ def bench(n: int, seed: int, work: Path, cores: int) -> None:
           f"warm vs cold sandboxes {rows[-1][1] / warm_best[1]:.2f}x; load average at end {load1[0]:.1f} {load1[1]:.1f} {load1[2]:.1f}")
 
 
+def warm_cold(k: int) -> None:
+    """Each assignment's instructor solution graded in this process, alternately warm and cold, ``k`` times each."""
+    import statistics
+
+    from autograder.check import grade_with_timing
+    from autograder.sandbox import warm
+
+    seconds: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    first = sorted(A)[0]
+    first_src = REPO / "solutions" / first / f"{A[first].notebook}.ipynb"
+    for rep in range(k + 1):  # the first round warms up
+        for mode in ("cold", "warm"):
+            os.environ[warm.ENV_COLD] = mode
+            if mode == "cold":
+                warm.discard_all()
+            else:  # the cold round kept no zygote: start the warm one, untimed
+                grade_with_timing(A[first], first_src, first_src, "s")
+            for name in sorted(A):
+                src = REPO / "solutions" / name / f"{A[name].notebook}.ipynb"
+                t0 = time.monotonic()
+                _, start = grade_with_timing(A[name], src, src, "s")
+                if rep:
+                    seconds.setdefault((name, mode), []).append((start, time.monotonic() - t0))
+    load = os.getloadavg()
+    print(f"instructor solutions, median of {k} (load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}): "
+          "sandbox start + cells / whole grading")
+    for name in sorted(A):
+        cells = [f"{mode} {statistics.median(a for a, _ in seconds[name, mode]):.3f} / "
+                 f"{statistics.median(b for _, b in seconds[name, mode]):.3f} s" for mode in ("warm", "cold")]
+        print(f"  {name:24s} " + "   ".join(cells))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, nargs="+", default=[30, 100])
+    ap.add_argument("--ab", type=int, default=0, help="only the warm/cold comparison of the instructor solutions, K times")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", help="keep the work directory here")
     args = ap.parse_args()
+    if args.ab:
+        warm_cold(args.ab)
+        return
     cores = os.cpu_count() or 1
     work = Path(args.keep or tempfile.mkdtemp(prefix="bench-scale-"))
     work.mkdir(parents=True, exist_ok=True)
