@@ -1,7 +1,8 @@
 """Run grading jobs (:func:`jobs.grade_job`, or another work function) in parallel and hand back results as they finish.
 
 * :class:`LocalPool` - a ``ProcessPoolExecutor`` of ``os.cpu_count()`` worker processes on this machine
-  (each job still runs the student's code under bubblewrap). A worker that dies (OOM killer, SIGKILL)
+  (each job still runs the student's code under bubblewrap; each worker process keeps its warm sandbox
+  between jobs, :mod:`autograder.sandbox.warm`, and it dies with the worker). A worker that dies (OOM killer, SIGKILL)
   breaks the pool: the pool is rebuilt and only the submissions that were in flight are graded again.
 * :class:`DaskPool` - the same jobs on an existing Dask distributed cluster (``--scheduler ADDRESS``);
   Dask reschedules the task of a lost worker on another one.

@@ -7,6 +7,7 @@
 * :mod:`.account` - the host account a root grader starts its sandboxes as (never root);
 * :mod:`.enforcement` - which limits hold here and how (printed at start, recorded in run.json);
 * :mod:`.session` - :class:`Session`, the trusted client that starts the sandbox and talks to it;
+* :mod:`.warm` - the idle zygote sandboxes a process keeps between submissions (``AUTOGRADER_SANDBOX=cold``: none);
 * :mod:`.selftest` - :func:`self_test`, which says why this machine cannot isolate (or None);
 * ``payload/`` - everything that runs INSIDE the sandbox (runner, zygote, isolation, seccomp filter,
   wire format), bind-mounted whole and read-only; it imports only the standard library and NumPy.

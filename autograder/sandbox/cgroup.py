@@ -44,9 +44,13 @@ class SandboxCgroups:
     runs as root, else a subtree delegated to the grader's user.  Whatever is missing falls back:
     ``RLIMIT_NPROC`` for processes (see :func:`command.preexec`), per-process limits for memory and
     wall-clock time for the time limits (:meth:`cpu_seconds` returns None).
+
+    ``own_cpu_hierarchy=False`` (a warm sandbox's run): on v1, when the cpu controller has a hierarchy of its
+    own, no cgroup is made there; the run keeps the CPU bandwidth limit of its zygote's sandbox, which only
+    ever runs one run at a time.
     """
 
-    def __init__(self, *, processes: int, cpus: float, memory_bytes: int) -> None:
+    def __init__(self, *, processes: int, cpus: float, memory_bytes: int, own_cpu_hierarchy: bool = True) -> None:
         self.paths: dict[str, Path] = {}  # controller ("pids", "cpu", "cpuacct", "memory" or "unified") -> cgroup
         try:
             bases = delegation.parents()
@@ -74,6 +78,8 @@ class SandboxCgroups:
             if base is None:
                 continue
             real = base.resolve()
+            if controller == "cpu" and not own_cpu_hierarchy and "cpuacct" in bases and bases["cpuacct"].resolve() != real:
+                continue  # the process stays in the cpu cgroup it was born in (moving it there costs ~10 ms)
             if real in made:
                 self.paths[controller] = made[real]
                 continue
@@ -107,6 +113,20 @@ class SandboxCgroups:
     def procs_files(self) -> list[str]:
         """The ``cgroup.procs`` files the sandbox's first process writes itself into (before exec)."""
         return [str(p / "cgroup.procs") for p in sorted(set(self.paths.values()))]
+
+    def adopt(self, pid: int) -> bool:
+        """Move process ``pid`` (and so everything it starts later) into these cgroups; False if a move failed.
+
+        Used for a warm sandbox's run: the zygote's fresh child is moved here before any student code runs,
+        so the run's processes, CPU time and memory are limited and accounted apart from the zygote's.
+        """
+        try:
+            for procs_file in self.procs_files():
+                with open(procs_file, "w") as fh:
+                    fh.write(str(pid))
+        except OSError:
+            return False
+        return True
 
     def cpu_seconds(self) -> float | None:
         """CPU time (user + system) used so far by every process of the sandbox, or None if not accounted."""
@@ -143,6 +163,29 @@ class SandboxCgroups:
         for path in set(self.paths.values()):
             _remove(path)
         self.paths = {}
+
+
+def kill_process(proc) -> None:
+    """Kill a sandbox's first process (a ``subprocess.Popen``) and its process group, close its pipes, reap it."""
+    import subprocess
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.kill()
+    except ProcessLookupError:
+        pass
+    for stream in (proc.stdin, proc.stdout):
+        try:
+            stream.close()
+        except (OSError, AttributeError):
+            pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 def _remove(path: Path) -> None:

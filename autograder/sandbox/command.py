@@ -36,12 +36,12 @@ def _site_packages() -> str:
     return sysconfig.get_paths()["purelib"]
 
 
-def bwrap_command(notebook: Path | None, limits: Limits, notebook_fd: int | None = None) -> list[str]:
-    """The bubblewrap command line that runs the runner on ``notebook``.
+def bwrap_command(limits: Limits) -> list[str]:
+    """The bubblewrap command line of a sandbox whose runner becomes the zygote.
 
-    /dev is read-only (the zygote's children share it; each gets its own /dev/shm).  With
-    ``notebook_fd`` (an open descriptor of the notebook), bubblewrap copies the notebook in from it
-    (a sandbox account other than the grader's may not be able to open the file itself).
+    Nothing of a submission is in it (a warm sandbox serves many): each run's child receives its
+    notebook through the protocol pipe and writes it into its own fresh /home/student.  /dev is
+    read-only (the zygote's children share it; each gets its own /dev/shm).
     """
     cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
            "--uid", "65534", "--gid", "65534", "--hostname", "sandbox", "--cap-drop", "ALL",
@@ -63,10 +63,6 @@ def bwrap_command(notebook: Path | None, limits: Limits, notebook_fd: int | None
             # not available to answers (the rules allow the standard library and NumPy): an empty, sealed mask
             cmd += ["--size", "4096", "--perms", "0555", "--tmpfs", package, "--remount-ro", package]
     cmd += ["--ro-bind", str(PAYLOAD_DIR), PAYLOAD_MOUNT]  # the whole payload, nothing else of the grader
-    if notebook is not None and notebook_fd is not None:
-        cmd += ["--perms", "0444", "--ro-bind-data", str(notebook_fd), f"/home/student/{notebook.name}"]
-    elif notebook is not None:
-        cmd += ["--ro-bind", str(notebook), f"/home/student/{notebook.name}"]
     # bubblewrap's own root (/, /opt, /home and the mount points it made) is a tmpfs without a size
     # limit, shared by every run of the zygote: read-only.  (No --disable-userns: the zygote needs a
     # user namespace per child; the child's seccomp filter forbids any further one.)

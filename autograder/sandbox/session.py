@@ -5,27 +5,30 @@ The student's code runs under bubblewrap, in two layers:
 * the sandbox: new user, PID, network, IPC, UTS and cgroup namespaces (``--unshare-all``),
   uid/gid 65534 inside, no capabilities, ``--die-with-parent``, a new session; a file system made
   only of read-only binds of ``/usr``, ``/lib*``, the Python installation and the virtual
-  environment (scikit-learn masked by a sealed, read-only empty tmpfs), the runner and its wire
-  module and the one submitted notebook, on a read-only root with a read-only ``/dev``; nothing
+  environment (scikit-learn masked by a sealed, read-only empty tmpfs) and the runner and its wire
+  module, on a read-only root with a read-only ``/dev``; nothing
   from the course repository, the submissions, the hidden tests or the gradebook is visible; a fixed
   minimal environment (``--clearenv`` plus ``--setenv``); resource limits (``setrlimit`` before
-  ``exec``: address space, CPU seconds, file size, open files, core dumps) and cgroups for its
-  processes together (pids, CPU, memory; :mod:`.delegation`; ``RLIMIT_NPROC`` without a pids cgroup);
+  ``exec``: address space, CPU seconds, file size, open files, core dumps) and a cgroup for the
+  zygote (:mod:`.delegation`; ``RLIMIT_NPROC`` without a pids cgroup);
 * inside it, the runner starts as a zygote that never runs student code and forks the process that
-  does (see ``runner.py``): new user, mount, IPC, network, UTS and PID namespaces, size-limited
-  fresh tmpfs on /tmp, /dev/shm and /home/student, host device nodes and /dev/pts remounted
-  read-only, a hidden /proc, a new session keyring, fresh file descriptions, no capabilities, a
-  seccomp filter, and non-dumpable (nothing outside may ptrace it or read its memory).
+  does, one per run (see ``runner.py``): the grader moves that child into the run's own cgroups
+  (pids, CPU, memory, CPU-time accounting) before it receives the notebook; it gets new user, mount,
+  IPC, network, UTS and PID namespaces, size-limited fresh tmpfs on /tmp, /dev/shm and
+  /home/student, host device nodes and /dev/pts remounted read-only, a hidden /proc, a new session
+  keyring, fresh file descriptions, no capabilities, a seccomp filter, and non-dumpable (nothing
+  outside may ptrace it or read its memory).
 
 No sandbox process is host root: an unprivileged grader starts bubblewrap as itself; a root grader
 joins the cgroups and sets the limits in the sandbox's first process, stages the binds its sandbox
 account may not reach (:func:`command.staged`) and becomes that account (:mod:`.account`, default
 ``nobody``) before ``exec bwrap``.
 
-The trusted side enforces a wall-clock timeout on every cell and every call and kills the whole
-sandbox when it expires.  Assignment 5 reuses one sandbox for its 16 runs (``Session.new_run``):
-the zygote is reused only after the grader has seen from outside that every process of the previous
-run is gone and has resynchronised the pipe with a fresh nonce; any failure kills the sandbox.
+The trusted side enforces a CPU-time limit (wall clock as a backstop) on every cell and every call and
+kills the run when it expires.  The zygote is reused for the next run (assignment 5's 16 runs,
+``Session.new_run``) and, as a warm sandbox (:mod:`.warm`), for the next submission of this process,
+only after the grader has seen from outside that every process of the previous run is gone and has
+resynchronised the pipe with a fresh nonce; garbage on the pipe or any failure destroys the sandbox.
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ import dataclasses
 import fcntl
 import os
 import select
-import signal
 import subprocess
 import sys
 import time
@@ -45,13 +47,14 @@ from typing import Any
 
 from ..model import Limits, Outcome, SetupReport
 from .account import sandbox_account
-from .cgroup import SandboxCgroups, process_tree
-from . import command
+from .cgroup import SandboxCgroups, kill_process, process_tree
+from . import command, delegation, warm
 from .command import PAYLOAD_DIR, PAYLOAD_MOUNT, environment, preexec
 from .payload import wire
 
 
 _F_SETPIPE_SZ, _PIPE_SIZE = 1031, 1 << 16
+_ZYGOTE_PROCESSES = 6  # pids of a zygote's own cgroup: bubblewrap, its init, the zygote, a child not yet moved
 
 
 def _cell_error(error: object) -> dict[str, str]:
@@ -94,20 +97,21 @@ class Session:
         self.sandbox = sandbox
         self.limits = limits or Limits()
         self.report = SetupReport()
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen | None = None  # with the sandbox: the zygote's bubblewrap process
         self._reset_buffer()
         self._next_id = 0
-        self._cgroup: SandboxCgroups | None = None
         self._started = False
         # with the sandbox, the runner is a zygote that runs no student code; the student's process is
         # its forked, isolated child, and new_run() replaces that child for the next run (assignment 5).
         self.fork = sandbox
         # time.monotonic() after which nothing more runs for this submission (Limits.submission_timeout)
         self.deadline = float("inf") if deadline is None else deadline
+        self._zygote: warm.Zygote | None = None  # fork mode: the sandbox (perhaps warm, from an earlier session)
+        self._run_cgroup: SandboxCgroups | None = None  # fork mode: the cgroups of the current run
         self._child = False  # fork mode: a child is running
         self._idle = False  # fork mode: the zygote is alive and waits for "fork"
-        self._baseline: set[tuple[int, str]] = set()
-        self.zygotes_started = 0  # fork mode: more than one means a run ended its sandbox
+        self._notebook_bytes: bytes | None = None
+        self.zygotes_started = 0  # fork mode: sandboxes used; more than one means a run ended its sandbox
         self.start_seconds = 0.0  # time spent starting the sandbox and running cells, all runs included
 
     # -- process management -------------------------------------------------------------------
@@ -123,114 +127,209 @@ class Session:
                                      close_fds=True)
         self._reset_buffer()
 
+    def _zygote_key(self) -> tuple:
+        """What a zygote is started with (a warm one is taken only if it was started exactly so)."""
+        lim = self.limits
+        return (tuple(command.bwrap_command(lim)), str(sandbox_account()), os.environ.get(delegation.ENV_PARENT, ""),
+                lim.memory_bytes, lim.cpu_seconds, lim.file_bytes, lim.open_files, lim.processes, lim.cpus,
+                lim.sandbox_memory_bytes)
+
+    def _start_zygote(self, key: tuple) -> warm.Zygote | None:
+        """Start a sandbox whose runner becomes the zygote; None if it did not say ``zygote_ready`` in time."""
+        # bubblewrap, its init and the zygote, plus a fresh child until the grader moves it into its run's cgroups
+        cg = SandboxCgroups(processes=_ZYGOTE_PROCESSES, cpus=self.limits.cpus, memory_bytes=self.limits.sandbox_memory_bytes)
+        # the zygote, the forking child and the run's init are 3 processes the student does not own (RLIMIT_NPROC)
+        limits = dataclasses.replace(self.limits, processes=self.limits.processes + 3)
+        user = sandbox_account()  # the grader is root: the sandbox starts as this unprivileged account
+        cmd = command.bwrap_command(self.limits) + [sys.executable, "-I", f"{PAYLOAD_MOUNT}/runner.py"]
+        cmd, stage = command.staged(cmd) if user is not None else (cmd, [])
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                env=environment(), start_new_session=True, cwd="/",
+                                preexec_fn=preexec(limits, cg.procs_files(), cg.limits_processes(), user, stage),
+                                close_fds=True)
+        z = warm.Zygote(proc, cg, key)
+        self.proc = proc
+        self._reset_buffer()
+        msg = self._recv(min(time.monotonic() + self.limits.setup_timeout, self.deadline)) \
+            if self._send({"op": "zygote"}) else "crash"
+        if not isinstance(msg, dict) or msg.get("op") != "zygote_ready":
+            z.destroy()
+            self.proc = None
+            return None
+        z.baseline = process_tree(proc.pid)  # no student code has run yet: init + zygote
+        z.rss0 = z.rss()
+        return z
+
     def _fork_child(self) -> None:
-        """Fork mode: (re)start the zygote sandbox if needed, then ask it for a fresh child."""
+        """Fork mode: take a warm zygote or start one if needed, then have it fork a fresh child for this run.
+
+        The child answers ``forked`` before it does anything else; the grader moves it (seen from the host:
+        the one new process below the sandbox) into the run's own cgroups and only then sends it the run's
+        line and the notebook.  Nothing of the student has run yet, so both answers can be trusted.
+        """
         self._child = False
-        if not (self._idle and self.proc is not None and self.proc.poll() is None):
-            self.kill()
+        taken = False
+        if not (self._idle and self._zygote is not None and self._zygote.alive()):
+            self._discard()
+            self._zygote = warm.take(self._zygote_key())
+            taken = self._zygote is not None
+            if taken:
+                self._reset_buffer()  # a line half read from another zygote must not be joined to its lines
+            else:
+                self._zygote = self._start_zygote(self._zygote_key())
+            if self._zygote is None:
+                return
             self.zygotes_started += 1
-            # the zygote, the forking child and the run's init are 3 processes the student does not own
-            limits = dataclasses.replace(self.limits, processes=self.limits.processes + 3)
-            self._cgroup = SandboxCgroups(processes=limits.processes, cpus=limits.cpus,
-                                          memory_bytes=limits.sandbox_memory_bytes)
-            user = sandbox_account()  # the grader is root: the sandbox starts as this unprivileged account
-            nb_fd = os.open(self.notebook, os.O_RDONLY | os.O_CLOEXEC) if user is not None and self.notebook else None
-            cmd = command.bwrap_command(self.notebook, limits, nb_fd) + [sys.executable, "-I", f"{PAYLOAD_MOUNT}/runner.py"]
-            cmd, stage = command.staged(cmd) if user is not None else (cmd, [])
-            try:
-                self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                             env=environment(), start_new_session=True, cwd="/",
-                                             preexec_fn=preexec(limits, self._cgroup.procs_files(),
-                                                                self._cgroup.limits_processes(), user, stage),
-                                             close_fds=True, pass_fds=() if nb_fd is None else (nb_fd,))
-            finally:
-                if nb_fd is not None:
-                    os.close(nb_fd)
-            self._reset_buffer()
-            hello = {"op": "zygote", "notebook": self.notebook.name if self.notebook else None,
-                     "scratch_bytes": self.limits.scratch_bytes, "keep": self._kept_paths()}
-            if not self._send(hello):
+        if not self._forked(self._zygote):
+            self._discard()
+            if not taken:
                 return
-            msg = self._recv(min(time.monotonic() + self.limits.setup_timeout, self.deadline))
-            if not isinstance(msg, dict) or msg.get("op") != "zygote_ready":
-                self.kill()
+            # no student code ran: a warm zygote that could not fork (e.g. it died meanwhile) is replaced
+            self._zygote = self._start_zygote(self._zygote_key())
+            if self._zygote is None or not self._forked(self._zygote):
+                self._discard()
                 return
-            self._baseline = process_tree(self.proc.pid)  # no student code has run yet: init + zygote
+        z = self._zygote
+        z.runs += 1
+        if self._notebook_bytes is None:
+            self._notebook_bytes = self.notebook.read_bytes() if self.notebook is not None else b""
+        data = self._notebook_bytes
+        run = {"op": "run", "notebook": self.notebook.name if self.notebook is not None else "", "size": len(data),
+               "scratch_bytes": self.limits.scratch_bytes, "keep": self._kept_paths()}
+        self._child = self._send(run) and self._write(data)
+
+    def _forked(self, z: warm.Zygote) -> bool:
+        """Ask ``z`` for a child and move it into a new cgroup of this run; False if that failed."""
+        self.proc = z.proc
         self._idle = False
-        self._child = self._send({"op": "fork"})
+        self._run_cgroup = SandboxCgroups(processes=self.limits.processes + 2, cpus=self.limits.cpus,
+                                          memory_bytes=self.limits.sandbox_memory_bytes, own_cpu_hierarchy=False)
+        msg = self._recv(min(time.monotonic() + self.limits.setup_timeout, self.deadline)) \
+            if self._send({"op": "fork"}) else "crash"
+        new = process_tree(z.proc.pid) - z.baseline if isinstance(msg, dict) and msg.get("op") == "forked" else set()
+        return len(new) == 1 and self._run_cgroup.adopt(next(iter(new))[0])
 
     def _kept_paths(self) -> list[str]:
         """Read-only binds each child must keep visible (those below /tmp are bound again)."""
         return command.python_paths()
 
     def new_run(self) -> None:
-        """Fork mode: end the current child (if any) so that the next call runs in a fresh one.
-
-        Nothing the sandbox writes is trusted, so the zygote is reused only when (1) seen from
-        outside, the sandbox's processes are again exactly those present before any student code
-        ran (the child and all it started are gone), and (2) the zygote echoes a fresh random
-        nonce; every line before the echo (e.g. messages forged by the dead child) is dropped.
-        """
-        if self._child and self.proc is not None and self.proc.poll() is None:
-            ok = self._send({"op": "end"})
-            deadline = time.monotonic() + 5.0
-            while ok and process_tree(self.proc.pid) != self._baseline:
-                if time.monotonic() > deadline or self.proc.poll() is not None:
-                    ok = False
-                time.sleep(0.001)
-            nonce = uuid.uuid4().hex
-            ok = ok and self._send({"op": "sync", "nonce": nonce})
-            while ok:
-                msg = self._recv(deadline)
-                if isinstance(msg, str):
-                    ok = False
-                elif msg.get("op") == "synced" and msg.get("nonce") == nonce:
-                    break
-            if ok:  # the buffer size belongs to the pipe, not to the child's descriptors: set it back
-                for stream in (self.proc.stdin, self.proc.stdout):
-                    try:
-                        fcntl.fcntl(stream.fileno(), _F_SETPIPE_SZ, _PIPE_SIZE)
-                    except OSError:
-                        ok = False
-            if ok:
-                self._idle = True
-            else:
-                self.kill()
+        """Fork mode: end the current child (if any) so that the next call runs in a fresh one."""
+        if self._run_cgroup is not None or self._child:
+            self._end_run(force=False)
         self._child = False
         self._started = False
         self.report = SetupReport()
 
+    def _end_run(self, *, force: bool) -> bool:
+        """End the current run and make the zygote wait for the next one; True if it does, else it is destroyed.
+
+        Nothing the sandbox writes is trusted, so the zygote is kept only when (1) seen from outside,
+        the sandbox's processes are again exactly those present before any student code ran (``end`` asks
+        the child to exit, which ends its PID namespace; the run's cgroups are killed when it does not within
+        0.5 s or when the end is forced; without cgroups a forced end destroys the sandbox), and (2) the
+        zygote echoes a fresh random nonce; every line before the echo (e.g. messages forged by the dead
+        child) is dropped, and half a line left on the pipe makes the echo unreadable, which destroys the
+        sandbox.
+        """
+        z, run = self._zygote, self._run_cgroup
+        self._child = self._idle = False
+        self._run_cgroup = None
+        ok = z is not None and z.alive()
+        cgroups = run is not None and bool(run.paths)
+        asked = ok and not force and self._send({"op": "end"})  # the child exits; its PID namespace ends with it
+        if ok and not asked and cgroups:
+            run.kill()
+        ok = ok and (asked or cgroups)
+        deadline, kill_at = time.monotonic() + 5.0, time.monotonic() + 0.5
+        while ok and process_tree(z.proc.pid) != z.baseline:
+            if cgroups and asked and time.monotonic() > kill_at:  # it did not end when asked: kill the run
+                run.kill()
+                asked = False
+            if time.monotonic() > deadline or not z.alive():
+                ok = False
+            time.sleep(0.001)
+        if run is not None:
+            run.remove()
+        nonce = uuid.uuid4().hex
+        ok = ok and self._send({"op": "sync", "nonce": nonce})
+        while ok:
+            msg = self._recv(deadline)
+            if isinstance(msg, str):
+                ok = False
+            elif msg.get("op") == "synced" and msg.get("nonce") == nonce:
+                break
+        if ok:  # the buffer size belongs to the pipe, not to the child's descriptors: set it back
+            for stream in (z.proc.stdin, z.proc.stdout):
+                try:
+                    fcntl.fcntl(stream.fileno(), _F_SETPIPE_SZ, _PIPE_SIZE)
+                except OSError:
+                    ok = False
+        if ok:
+            self._idle = True
+        else:
+            self._discard()
+        return ok
+
     def _alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None and (self._child or not self.fork)
 
-    def kill(self) -> None:
+    def _discard(self) -> None:
+        """Fork mode: destroy the sandbox (the zygote and every process of it) and the run's cgroups."""
         self._child = self._idle = False
-        if self.proc is None:
-            return
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            self.proc.kill()
-        except ProcessLookupError:
-            pass
-        for stream in (self.proc.stdin, self.proc.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        if self._cgroup:
-            self._cgroup.kill()
-            self._cgroup.remove()
-            self._cgroup = None
+        if self._run_cgroup is not None:
+            self._run_cgroup.kill()
+            self._run_cgroup.remove()
+            self._run_cgroup = None
+        if self._zygote is not None:
+            self._zygote.destroy()
+            self._zygote = None
         self.proc = None
 
-    close = kill
+    def kill(self, why: str = "crash") -> None:
+        """Stop the student's process.
+
+        With the sandbox only the current run ends (its child and all it started); the zygote waits for
+        the next run, unless the run left the protocol pipe unusable (``why == "protocol"``: it wrote
+        garbage on it) or the zygote cannot be brought back, which destroys the sandbox.
+        """
+        if not self.fork:
+            self._kill_plain()
+        elif why == "protocol":
+            self._discard()
+        elif self._run_cgroup is not None or self._child:
+            self._end_run(force=True)
+        elif not self._idle:
+            self._discard()
+
+    def close(self) -> None:
+        """End this session; a healthy zygote goes back to :mod:`.warm` for the next session of this process."""
+        if not self.fork:
+            self._kill_plain()
+            return
+        if self._run_cgroup is not None or self._child:
+            self._end_run(force=False)
+        z, idle = self._zygote, self._idle
+        self._zygote, self.proc, self._idle = None, None, False
+        if z is not None:
+            warm.give(z) if idle else z.destroy()
+
+    def _kill_plain(self) -> None:
+        """--no-sandbox: kill the plain process and its process group."""
+        if self.proc is not None:
+            kill_process(self.proc)
+            self.proc = None
+
+    def _write(self, data: bytes) -> bool:
+        """Raw bytes after a line (the notebook of a run)."""
+        if self.proc is None or self.proc.stdin is None:
+            return False
+        try:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError):
+            return False
 
     def _send(self, msg: dict) -> bool:
         if self.proc is None or self.proc.stdin is None:
@@ -244,7 +343,7 @@ class Session:
 
     def _cpu(self) -> float | None:
         """CPU seconds used so far by the sandbox's whole process tree (None: not accounted here)."""
-        return self._cgroup.cpu_seconds() if self._cgroup is not None else None
+        return self._run_cgroup.cpu_seconds() if self._run_cgroup is not None else None
 
     def _limits_for(self, cpu_seconds: float) -> tuple[float, float | None]:
         """(wall-clock deadline, CPU-time limit) of a cell or call allowed ``cpu_seconds`` of CPU time.
@@ -346,7 +445,7 @@ class Session:
                         break
                     op, index = msg.get("op"), msg.get("index")
                     if first and op == "isolate_error" and self.fork:
-                        self.kill()
+                        self._discard()
                         raise SandboxBroken(str(msg.get("why"))[:300])
                     first = False
                     expected = order[position] if position < len(order) else None
@@ -366,7 +465,7 @@ class Session:
                         ok = False
                         break
                 why = msg if isinstance(msg, str) else "crash"
-                self.kill()
+                self.kill(why)
                 if time.monotonic() >= self.deadline:
                     self.report.out_of_time = True
                     return False
@@ -416,7 +515,7 @@ class Session:
         while True:
             reply = self._recv(deadline, cpu_limit)
             if isinstance(reply, str):
-                self.kill()
+                self.kill(reply)
                 if reply == "timeout" and time.monotonic() >= self.deadline:
                     self.report.out_of_time = True
                     reply = "deadline"
@@ -438,7 +537,7 @@ class Session:
                     return Outcome(False, failure="crash", impl_calls=impl_calls)
                 continue
             if reply.get("op") != "result" or reply.get("id") != cid:
-                self.kill()
+                self.kill("protocol")
                 return Outcome(False, failure="protocol", impl_calls=impl_calls)
             if reply.get("ok"):
                 try:

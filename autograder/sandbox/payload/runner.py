@@ -12,15 +12,18 @@ modules import only the standard library, NumPy and each other (:mod:`wire`, :mo
 * ``{"op": "run_test", "id", "fn", "impls"}`` calls the student's test function with
   proxy functions; every proxy call is forwarded as ``impl_call`` and answered by
   ``impl_result`` from the trusted side, which runs the implementation under test.
-* With the sandbox (zygote mode): the first line is ``{"op": "zygote", "notebook", "scratch_bytes", "keep"}``.
+* With the sandbox (zygote mode): the first line is ``{"op": "zygote"}``.
   The runner answers ``zygote_ready`` BEFORE any student code has run, then for every
-  ``{"op": "fork"}`` forks a child that gets new user, mount, IPC, network and UTS namespaces,
+  ``{"op": "fork"}`` forks a child, which answers ``forked``, reads the run's line
+  ``{"op": "run", "notebook", "size", "scratch_bytes", "keep"}`` and the notebook's bytes (the
+  zygote never sees a submission), and gets new user, mount, IPC, network and UTS namespaces,
   a new session keyring, fresh tmpfs on /tmp, /dev/shm and /home/student (with a copy of the
   notebook) and no capabilities, and then behaves exactly like a fresh runner (``setup``, calls,
   ``{"op": "end"}`` ends it); a child that cannot isolate itself answers ``isolate_error`` and exits
-  without running anything.  The zygote waits for the child, kills every other process of the
-  sandbox and answers ``child_exit``.  Student code never runs in the zygote, so nothing of one
-  run (memory, files, IPC objects, keys, processes) reaches the next one.
+  without running anything.  The zygote waits for the child and answers ``child_exit``; the
+  grader kills the rest of the run (its cgroups) and checks from outside that it is gone.
+  Student code never runs in the zygote, so nothing of one run (memory, files, IPC objects, keys,
+  processes) reaches the next one, also when the next run is another student's (a warm sandbox).
 
 The cells arrive already transformed by IPython's own input transformer (in the trusted prepare
 step), so magics and shell escapes are calls of ``get_ipython()``; the namespace provides no-op
@@ -143,11 +146,22 @@ def main():
             os._exit(0)
         return wire.loads(line)
 
+    def read(size):
+        """Exactly ``size`` raw bytes that follow a line (the notebook of a run)."""
+        chunks = []
+        while size > 0:
+            chunk = inp.read(min(size, 1 << 20))
+            if not chunk:
+                os._exit(0)
+            chunks.append(chunk)
+            size -= len(chunk)
+        return b"".join(chunks)
+
     signal.signal(signal.SIGALRM, _alarm)
     signal.signal(signal.SIGPROF, _alarm)
     setup = recv()
     if setup.get("op") == "zygote":  # the sandbox; without it (--no-sandbox) the first line is "setup"
-        zygote.serve(setup, send, recv)  # returns in a fresh child only, isolated and locked down
+        zygote.serve(setup, send, recv, read)  # returns in a fresh child only, isolated and locked down
         setup = recv()
     # the cells run in a fresh module registered as __main__, as in a Jupyter kernel: functions they
     # define can be pickled by reference (multiprocessing.Pool.map with a notebook function works)
