@@ -118,8 +118,9 @@ def test_cal_2_temperature_two_recovers_calibration():
     t2 = 1 / (1 + np.exp(-np.log(s / (1 - s)) / 2))
     assert ref.expected_calibration_error(y, t2, n_bins=10) < 0.005 < ref.expected_calibration_error(y, s, n_bins=10)
     assert ref.roc_auc(y, t2) == pytest.approx(ref.roc_auc(y, s), abs=1e-12)
-    # part 3: at s = 0.5 every temperature reports 0.5, but m(0.5) = sigma(0.5)
-    assert round(1 / (1 + math.exp(-0.5)), 2) == 0.62 and r"\sigma(0.5)\approx0.62" in solution("calibration/recalibration.md", "ex-cal-2")
+    # part 3: at s = 0.5 every temperature reports 0.5, but m(0.5) = logit^-1(0.5)
+    assert round(1 / (1 + math.exp(-0.5)), 2) == 0.62
+    assert r"\operatorname{logit}^{-1}(0.5)\approx0.62" in solution("calibration/recalibration.md", "ex-cal-2")
 
 
 def test_meth_1_recall_intervals():
