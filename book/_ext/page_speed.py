@@ -16,10 +16,6 @@ After an HTML build, every page is rewritten once (idempotent):
   ``translations.js`` (the Chinese interface strings) moves up to right after ``doctools.js``: a deferred
   script runs when the document is no longer "loading", so ``sphinx_highlight.js`` builds its
   "隐藏搜索结果" link at once, and the translations must be in place before it;
-* MathJax typesets lazily on the site (its ``ui/lazy`` component): a formula is typeset when it comes
-  near the viewport, so a page with many formulas does not spend seconds of a phone's CPU on the ones
-  below the fold.  Every formula still gets its ``mjx-container`` at once, and MathJax typesets all of
-  them before printing (the PDF edition calls ``lazyTypesetAll`` before it prints);
 * figures (``_images/*.png``) load lazily (``loading="lazy"``), with their pixel size as ``width`` and
   ``height`` so that the page does not jump when they arrive: a phone downloads only the figures the
   reader scrolls to.  Figures of several panels side by side are marked ``data-wide``: on a phone they
@@ -39,7 +35,7 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 #: Bump when the rewriting below changes: pages already written are then written (and rewritten) again.
-VERSION = "5"
+VERSION = "6"
 
 ICONS_CSS = "course-speed.css"  # the icons and the sizing rule of lazy figures
 FONTAWESOME_TAG = re.compile(r'<script defer src="(?P<prefix>[^"]*?)_static/scripts/fontawesome\.js[^"]*"></script>')
@@ -84,14 +80,6 @@ def icons_css(names: set[str], icons: dict[str, tuple[int, int, str]]) -> str:
                      f"display:inline-block;height:1em;width:{width / height:.4g}em;background-color:currentColor;"
                      "-webkit-mask:var(--i) no-repeat center/contain;mask:var(--i) no-repeat center/contain}")
     return "\n".join(rules) + "\n"
-
-
-def _lazy_math(app: Sphinx, sphinx_config: Any) -> None:
-    config = dict(sphinx_config.mathjax3_config or {})
-    loader = dict(config.get("loader") or {})
-    loader["load"] = sorted(set(loader.get("load") or []) | {"ui/lazy"})
-    config["loader"] = loader
-    sphinx_config.mathjax3_config = config
 
 
 def png_size(path: Path) -> tuple[int, int] | None:
@@ -176,6 +164,5 @@ def _lighten(app: Sphinx, exception: Exception | None) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the post-build step (after the other build-finished steps that rewrite pages)."""
     app.add_config_value("course_page_speed_version", VERSION, "html")
-    app.connect("config-inited", _lazy_math)
     app.connect("build-finished", _lighten, priority=900)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
