@@ -16,6 +16,10 @@ After an HTML build, every page is rewritten once (idempotent):
   ``translations.js`` (the Chinese interface strings) moves up to right after ``doctools.js``: a deferred
   script runs when the document is no longer "loading", so ``sphinx_highlight.js`` builds its
   "隐藏搜索结果" link at once, and the translations must be in place before it;
+* the theme's stylesheets (pydata-sphinx-theme's Bootstrap and theme, sphinx-design, sphinx-book-theme,
+  myst-nb) without the rules no page can match (``unused_css.py``): a copy ``<name>.site.css`` next to
+  each (Sphinx keeps its own copy), linked instead with a version of its content.  Only for the site
+  (the ``html`` builder): the PDF edition's single page keeps the full stylesheets for its print script;
 * figures (``_images/*.png``) load lazily (``loading="lazy"``), with their pixel size as ``width`` and
   ``height`` so that the page does not jump when they arrive: a phone downloads only the figures the
   reader scrolls to.  Figures of several panels side by side are marked ``data-wide``: on a phone they
@@ -24,6 +28,7 @@ After an HTML build, every page is rewritten once (idempotent):
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Any
@@ -32,10 +37,12 @@ from urllib.parse import quote
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+import unused_css
+
 logger = logging.getLogger(__name__)
 
 #: Bump when the rewriting below changes: pages already written are then written (and rewritten) again.
-VERSION = "6"
+VERSION = "7"
 
 ICONS_CSS = "course-speed.css"  # the icons and the sizing rule of lazy figures
 FONTAWESOME_TAG = re.compile(r'<script defer src="(?P<prefix>[^"]*?)_static/scripts/fontawesome\.js[^"]*"></script>')
@@ -44,6 +51,9 @@ BLOCKING_SCRIPT = re.compile(r'<script (?![^>]*\b(?:defer|async|type=)[^>]*>)([^
 FIGURE_IMG = re.compile(r'<img (?![^>]*\bloading=)([^>]*?\bsrc="(?P<src>[^"]*_images/[^"]+\.png)"[^>]*?)\s*/?>')
 DOCTOOLS_TAG = re.compile(r'<script [^>]*src="[^"]*_static/doctools\.js[^"]*"></script>')
 TRANSLATIONS_TAG = re.compile(r'\s*<script [^>]*src="[^"]*_static/translations\.js[^"]*"></script>')
+#: The theme's stylesheets that are purged of unused rules (paths under ``_static``, without ``.css``).
+THEME_CSS = re.compile(r'(?P<base>_static/(?:styles/pydata-sphinx-theme|styles/sphinx-book-theme|sphinx-design\.min|'
+                       r'mystnb\.[0-9a-f]+))(?:\.site)?\.css(?:\?[^"]*)?"')
 ICON_CLASS = re.compile(r"\bfa-([a-z0-9]+(?:-[a-z0-9]+)*)")
 _ICON_DEF = re.compile(r'(?:"([a-z0-9-]+)"|\b([a-z][a-z0-9]*)):\[(\d+),(\d+),\[[^\]]*\],"[0-9a-f]+","(M[^"]+)"\]')
 _NOT_ICONS = {"solid", "regular", "brands", "lg", "xs", "sm", "xl", "2x", "3x", "fw", "spin", "flip-horizontal"}
@@ -129,6 +139,23 @@ def translations_first(head: str) -> str:
     return without[:doctools.end()] + translations.group(0) + without[doctools.end():]
 
 
+def _purge_theme_css(app: Sphinx, outdir: Path, texts: dict[Path, str]) -> dict[str, str]:
+    """Write ``<name>.site.css`` for each theme stylesheet the pages link; ``{"_static/<name>": version}``."""
+    bases = {m.group("base") for text in texts.values() for m in THEME_CSS.finditer(text)}
+    scripts = [p.read_text(encoding="utf-8", errors="replace") for p in (outdir / "_static").rglob("*.js")]
+    used = unused_css.used_classes(texts.values(), scripts)
+    versions = {}
+    for base in sorted(bases):
+        source = outdir / f"{base}.css"
+        if not source.is_file():
+            continue
+        css = unused_css.purge(source.read_text(encoding="utf-8"), used)
+        (outdir / f"{base}.site.css").write_text(css, encoding="utf-8")
+        versions[base] = hashlib.sha256(css.encode()).hexdigest()[:12]
+        logger.info(f"page_speed: {base}.css {source.stat().st_size // 1000} kB -> {len(css) // 1000} kB")
+    return versions
+
+
 def _lighten(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -147,9 +174,12 @@ def _lighten(app: Sphinx, exception: Exception | None) -> None:
     if fontawesome.is_file():
         icons = solid_icons(fontawesome.read_text(encoding="utf-8"))
         (outdir / "_static" / ICONS_CSS).write_text(icons_css(used - _NOT_ICONS, icons), encoding="utf-8")
+    versions = _purge_theme_css(app, outdir, texts) if app.builder.name == "html" else {}
     changed = 0
     for page, text in texts.items():
-        new = FONTAWESOME_TAG.sub(lambda m: f'<link rel="stylesheet" href="{m.group("prefix")}_static/{ICONS_CSS}" />', text)
+        new = THEME_CSS.sub(lambda m: f'{m.group("base")}.site.css?v={versions[m.group("base")]}"'
+                            if m.group("base") in versions else m.group(0), text)
+        new = FONTAWESOME_TAG.sub(lambda m: f'<link rel="stylesheet" href="{m.group("prefix")}_static/{ICONS_CSS}" />', new)
         if page.name != "search.html" or page.parent != outdir:
             new = SEARCH_TAGS.sub("", new)
             head_end = new.find("</head>")
