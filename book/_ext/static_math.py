@@ -7,7 +7,8 @@ build does it once.  Sphinx writes formulas as usual (``<span class="math ...">\
 
 1. collects the TeX of every formula of every page (a formula already typeset by an earlier build keeps
    its TeX in ``data-tex``);
-2. typesets them all in one Node process (``mathjax_node/render.cjs``, the npm package ``mathjax-full``
+2. typesets them all in one Node process (or reuses the last build's typesetting, kept next to the
+   doctrees, when the site's formulas are the same) (``mathjax_node/render.cjs``, the npm package ``mathjax-full``
    pinned in ``mathjax_node/package.json``): CommonHTML with assistive MathML (a screen reader reads the
    formula), one stylesheet for the characters of the whole site;
 3. puts each rendering into its span/div, keeping the equation number and its anchor (``{eq}``
@@ -174,8 +175,28 @@ def with_stylesheet(page: str, href: str) -> str:
     return page[:head_end] + f'<link rel="stylesheet" href="{href}" />\n' + page[head_end:]
 
 
-def typeset_site(outdir: Path, macros: dict[str, Any] | None = None) -> int:
-    """Typeset every formula of the HTML site in ``outdir`` (see the module docstring); pages changed."""
+def _cached_render(formulas: list[Formula], macros: dict[str, Any],
+                   cache: Path | None) -> tuple[str, list[str | Exception]]:
+    """:func:`render`, or its answer of an earlier build when the site has the same formulas and macros
+    (the stylesheet covers the characters of all formulas at once, so the set is rendered as a whole)."""
+    key = hashlib.sha256(json.dumps([[f.tex, f.display] for f in formulas] + [macros, RENDER_SCRIPT.read_text()],
+                                    ensure_ascii=False).encode()).hexdigest()
+    if cache is not None and cache.is_file():
+        stored = json.loads(cache.read_text(encoding="utf-8"))
+        if stored.get("key") == key:
+            return stored["css"], stored["results"]
+    css, results = render(formulas, macros)
+    if cache is not None and not any(isinstance(r, Exception) for r in results):
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps({"key": key, "css": css, "results": results}), encoding="utf-8")
+    return css, results
+
+
+def typeset_site(outdir: Path, macros: dict[str, Any] | None = None, cache: Path | None = None) -> int:
+    """Typeset every formula of the HTML site in ``outdir`` (see the module docstring); pages changed.
+
+    ``cache``: a file keeping the last typesetting; a build whose formulas did not change starts no Node.
+    """
     texts = {page: page.read_text(encoding="utf-8") for page in sorted(outdir.rglob("*.html"))}
     where: dict[Formula, Path] = {}
     for page, text in texts.items():
@@ -184,7 +205,7 @@ def typeset_site(outdir: Path, macros: dict[str, Any] | None = None) -> int:
     if not where:
         return 0
     formulas = list(where)
-    css, results = render(formulas, macros)
+    css, results = _cached_render(formulas, macros or {}, cache)
     failures = [f"{where[f].relative_to(outdir)}: {'$$' if f.display else '$'}{f.tex}{'$$' if f.display else '$'} "
                 f"({result})" for f, result in zip(formulas, results) if isinstance(result, Exception)]
     if failures:
@@ -224,7 +245,7 @@ def _use_static(app: Sphinx, config: Any) -> None:
 def _typeset(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    typeset_site(Path(app.outdir), _macros(app))
+    typeset_site(Path(app.outdir), _macros(app), Path(app.doctreedir) / f"static_math-{app.builder.name}.json")
 
 
 def _copy_script(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:

@@ -79,3 +79,20 @@ def test_a_formula_that_cannot_be_typeset_fails_with_its_page_and_source(site):
     message = str(failure.value)
     assert "book/page.html" in message and "\\mathrmx{TP}_k" in message and "Undefined control sequence" in message
     assert "\\(" in (site / "book" / "page.html").read_text(encoding="utf-8")  # nothing half-written
+
+
+def test_a_build_with_the_same_formulas_reuses_the_typesetting(site, tmp_path, monkeypatch):
+    cache = tmp_path / "cache.json"
+    static_math.typeset_site(site, cache=cache)
+    first = (site / "book" / "page.html").read_text(encoding="utf-8")
+    (site / "book" / "page.html").write_text(PAGE, encoding="utf-8")  # the page written again by Sphinx
+
+    def no_node(*args, **kwargs):
+        raise AssertionError("Node started although no formula changed")
+
+    monkeypatch.setattr(static_math, "render", no_node)
+    static_math.typeset_site(site, cache=cache)
+    assert (site / "book" / "page.html").read_text(encoding="utf-8") == first
+    (site / "book" / "page.html").write_text(PAGE.replace("\\mathrm{TP}_k", "\\mathrm{FP}_k"), encoding="utf-8")
+    with pytest.raises(AssertionError, match="Node started"):  # a changed formula: typeset again
+        static_math.typeset_site(site, cache=cache)
