@@ -29,6 +29,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -197,6 +198,7 @@ def typeset_site(outdir: Path, macros: dict[str, Any] | None = None, cache: Path
 
     ``cache``: a file keeping the last typesetting; a build whose formulas did not change starts no Node.
     """
+    started = time.perf_counter()
     texts = {page: page.read_text(encoding="utf-8") for page in sorted(outdir.rglob("*.html"))}
     where: dict[Formula, Path] = {}
     for page, text in texts.items():
@@ -229,7 +231,7 @@ def typeset_site(outdir: Path, macros: dict[str, Any] | None = None, cache: Path
             page.write_text(new, encoding="utf-8")
             changed += 1
     logger.info(f"static_math: {len(formulas)} distinct formulas typeset; {changed} pages written; "
-                f"{len(font_files)} fonts")
+                f"{len(font_files)} fonts; {time.perf_counter() - started:.1f} s")
     return changed
 
 
