@@ -239,3 +239,28 @@ def test_home_page_guides_a_phone_reader(browser, site_url, book_html):
         tab.screenshot(path=str(SHOTS / "intro-375.png"), full_page=True)
     finally:
         ctx.close()
+
+
+def test_copying_text_with_formulas_gives_their_tex(browser, site_url):
+    """The formulas are CSS glyphs (typeset at build time); copying a paragraph or a display formula puts
+    their TeX on the clipboard (book/_static/copy_tex.js)."""
+    ctx = browser.new_context()
+    tab = ctx.new_page()
+    try:
+        tab.goto(f"{site_url}/book/binary/roc.html", wait_until="load")
+        copied = tab.evaluate("""() => {
+          const paragraph = [...document.querySelectorAll('article p')].find(p => p.querySelector('span.math'));
+          return [paragraph, document.querySelector('#equation-eq-roc-point')].map(el => {
+            const range = document.createRange();
+            range.selectNodeContents(el);
+            getSelection().removeAllRanges();
+            getSelection().addRange(range);
+            const event = new ClipboardEvent('copy', {clipboardData: new DataTransfer(), bubbles: true, cancelable: true});
+            document.dispatchEvent(event);
+            return event.clipboardData.getData('text/plain');
+          });
+        }""")
+        assert "连续得分 $s_i$，阈值 $\\tau$ 一变" in copied[0]
+        assert copied[1].startswith("$$\\operatorname{ROC}(\\tau)=") and copied[1].endswith("$$")
+    finally:
+        ctx.close()
