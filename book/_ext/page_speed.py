@@ -42,7 +42,7 @@ import unused_css
 logger = logging.getLogger(__name__)
 
 #: Bump when the rewriting below changes: pages already written are then written (and rewritten) again.
-VERSION = "8"
+VERSION = "9"
 
 ICONS_CSS = "course-speed.css"  # the icons and the sizing rule of lazy figures
 FONTAWESOME_TAG = re.compile(r'<script defer src="(?P<prefix>[^"]*?)_static/scripts/fontawesome\.js[^"]*"></script>')
@@ -71,6 +71,23 @@ def solid_icons(fontawesome_js: str) -> dict[str, tuple[int, int, str]]:
     return icons
 
 
+#: Pseudo-elements that the theme draws with the Font Awesome web font (``font: var(--fa-font-solid)``), and
+#: the icon each shows: admonition titles (exercises, errors, the others) and external links of the
+#: navigation.  As masks, the 157 kB ``fa-solid-900.woff2`` is never downloaded.
+PSEUDO_ICONS = (
+    ("div.admonition>.admonition-title::after", "bell"),
+    ("div.admonition.error>.admonition-title::after", "circle-xmark"),
+    ("div.exercise.admonition>.admonition-title::after", "pencil"),  # sphinx-exercise's icon
+    ("nav.bd-links li>a.reference.external::after", "arrow-up-right-from-square"),
+)
+
+
+def _icon_url(icon: tuple[int, int, str]) -> str:
+    width, height, path = icon
+    svg = f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {width} {height}'><path d='{path}'/></svg>"
+    return f'url("data:image/svg+xml,{quote(svg, safe=" =:/,.-")}")'
+
+
 def icons_css(names: set[str], icons: dict[str, tuple[int, int, str]]) -> str:
     """CSS that draws each named icon in the current text colour (a mask over ``currentColor``)."""
     rules = [
@@ -80,7 +97,13 @@ def icons_css(names: set[str], icons: dict[str, tuple[int, int, str]]) -> str:
         "vertical-align:-0.125em;font-family:inherit!important}",
         ".fa-lg{font-size:1.25em;line-height:.05em;vertical-align:-.075em}",
         "img[data-size=intrinsic]{max-width:100%;height:auto}",  # lazy figures: width/height give the ratio only
+        "nav.bd-links li>a.reference.external::after{display:inline-block;width:.75em;height:.75em}",
     ]
+    for selector, name in PSEUDO_ICONS:
+        if name in icons:  # the theme draws these with the web font: the same icon as a mask, no font download
+            rules.append(f"{selector}{{--i:{_icon_url(icons[name])};content:''!important;font:inherit!important;"
+                         "background-color:currentColor;-webkit-mask:var(--i) no-repeat center/contain;"
+                         "mask:var(--i) no-repeat center/contain}")
     for name in sorted(names):
         if name not in icons:
             continue
