@@ -9,6 +9,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 AXE    := tests/a11y/node_modules/axe-core/axe.min.js
+MATHJAX := book/_ext/mathjax_node/node_modules/mathjax-full/package.json
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
 DEMO_PORT ?= 8050
@@ -53,7 +54,7 @@ test-durations: setup
 lint: setup
 	$(BIN)/ruff check .
 
-setup: system $(STAMP) $(AXE)
+setup: system $(STAMP) $(AXE) $(MATHJAX)
 
 system:
 	@bash scripts/install-system-deps.sh
@@ -69,6 +70,12 @@ $(STAMP): requirements.txt pyproject.toml
 $(AXE): tests/a11y/package.json
 	cd tests/a11y && npm install --no-package-lock --no-audit --no-fund --silent
 	touch $(AXE)
+
+# MathJax 3 in Node (pinned in book/_ext/mathjax_node/package.json): the book's formulas are typeset
+# at build time by book/_ext/static_math.py.
+$(MATHJAX): book/_ext/mathjax_node/package.json
+	cd book/_ext/mathjax_node && npm install --no-package-lock --no-audit --no-fund --silent
+	touch $(MATHJAX)
 
 # Public build into _build/html.  Unchanged pages come from the execution cache (_build/.jupyter_cache).
 book: setup

@@ -8,7 +8,8 @@
 #   nginx-light     - `nginx -t` validates deploy/nginx/course.conf in the tests (the service is not started:
 #                     this machine's policy-rc.d forbids it; elsewhere it is stopped right after installing)
 #   shellcheck      - checks the run: scripts of .github/workflows/*.yml for actionlint
-#   nodejs, npm     - npm installs axe-core (tests/a11y/package.json) for the accessibility audit
+#   nodejs, npm     - npm installs axe-core (tests/a11y/package.json) for the accessibility audit and
+#                     MathJax (book/_ext/mathjax_node/package.json), which typesets the book's formulas at build time
 set -euo pipefail
 packages=(chromium fonts-noto-cjk bubblewrap postgresql poppler-utils nginx-light shellcheck)
 missing=()

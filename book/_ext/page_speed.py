@@ -16,10 +16,10 @@ After an HTML build, every page is rewritten once (idempotent):
   ``translations.js`` (the Chinese interface strings) moves up to right after ``doctools.js``: a deferred
   script runs when the document is no longer "loading", so ``sphinx_highlight.js`` builds its
   "隐藏搜索结果" link at once, and the translations must be in place before it;
-* MathJax typesets lazily on the site (its ``ui/lazy`` component): a formula is typeset when it comes
-  near the viewport, so a page with many formulas does not spend seconds of a phone's CPU on the ones
-  below the fold.  Every formula still gets its ``mjx-container`` at once, and MathJax typesets all of
-  them before printing (the PDF edition calls ``lazyTypesetAll`` before it prints);
+* the theme's stylesheets (pydata-sphinx-theme's Bootstrap and theme, sphinx-design, sphinx-book-theme,
+  myst-nb) without the rules no page can match (``unused_css.py``): a copy ``<name>.site.css`` next to
+  each (Sphinx keeps its own copy), linked instead with a version of its content.  Only for the site
+  (the ``html`` builder): the PDF edition's single page keeps the full stylesheets for its print script;
 * figures (``_images/*.png``) load lazily (``loading="lazy"``), with their pixel size as ``width`` and
   ``height`` so that the page does not jump when they arrive: a phone downloads only the figures the
   reader scrolls to.  Figures of several panels side by side are marked ``data-wide``: on a phone they
@@ -28,6 +28,7 @@ After an HTML build, every page is rewritten once (idempotent):
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Any
@@ -36,10 +37,12 @@ from urllib.parse import quote
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+import unused_css
+
 logger = logging.getLogger(__name__)
 
 #: Bump when the rewriting below changes: pages already written are then written (and rewritten) again.
-VERSION = "5"
+VERSION = "9"
 
 ICONS_CSS = "course-speed.css"  # the icons and the sizing rule of lazy figures
 FONTAWESOME_TAG = re.compile(r'<script defer src="(?P<prefix>[^"]*?)_static/scripts/fontawesome\.js[^"]*"></script>')
@@ -48,6 +51,9 @@ BLOCKING_SCRIPT = re.compile(r'<script (?![^>]*\b(?:defer|async|type=)[^>]*>)([^
 FIGURE_IMG = re.compile(r'<img (?![^>]*\bloading=)([^>]*?\bsrc="(?P<src>[^"]*_images/[^"]+\.png)"[^>]*?)\s*/?>')
 DOCTOOLS_TAG = re.compile(r'<script [^>]*src="[^"]*_static/doctools\.js[^"]*"></script>')
 TRANSLATIONS_TAG = re.compile(r'\s*<script [^>]*src="[^"]*_static/translations\.js[^"]*"></script>')
+#: The theme's stylesheets that are purged of unused rules (paths under ``_static``, without ``.css``).
+THEME_CSS = re.compile(r'(?P<base>_static/(?:styles/pydata-sphinx-theme|styles/sphinx-book-theme|sphinx-design\.min|'
+                       r'mystnb\.[0-9a-f]+))(?:\.site)?\.css(?:\?[^"]*)?"')
 ICON_CLASS = re.compile(r"\bfa-([a-z0-9]+(?:-[a-z0-9]+)*)")
 _ICON_DEF = re.compile(r'(?:"([a-z0-9-]+)"|\b([a-z][a-z0-9]*)):\[(\d+),(\d+),\[[^\]]*\],"[0-9a-f]+","(M[^"]+)"\]')
 _NOT_ICONS = {"solid", "regular", "brands", "lg", "xs", "sm", "xl", "2x", "3x", "fw", "spin", "flip-horizontal"}
@@ -65,6 +71,23 @@ def solid_icons(fontawesome_js: str) -> dict[str, tuple[int, int, str]]:
     return icons
 
 
+#: Pseudo-elements that the theme draws with the Font Awesome web font (``font: var(--fa-font-solid)``), and
+#: the icon each shows: admonition titles (exercises, errors, the others) and external links of the
+#: navigation.  As masks, the 157 kB ``fa-solid-900.woff2`` is never downloaded.
+PSEUDO_ICONS = (
+    ("div.admonition>.admonition-title::after", "bell"),
+    ("div.admonition.error>.admonition-title::after", "circle-xmark"),
+    ("div.exercise.admonition>.admonition-title::after", "pencil"),  # sphinx-exercise's icon
+    ("nav.bd-links li>a.reference.external::after", "arrow-up-right-from-square"),
+)
+
+
+def _icon_url(icon: tuple[int, int, str]) -> str:
+    width, height, path = icon
+    svg = f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {width} {height}'><path d='{path}'/></svg>"
+    return f'url("data:image/svg+xml,{quote(svg, safe=" =:/,.-")}")'
+
+
 def icons_css(names: set[str], icons: dict[str, tuple[int, int, str]]) -> str:
     """CSS that draws each named icon in the current text colour (a mask over ``currentColor``)."""
     rules = [
@@ -74,7 +97,13 @@ def icons_css(names: set[str], icons: dict[str, tuple[int, int, str]]) -> str:
         "vertical-align:-0.125em;font-family:inherit!important}",
         ".fa-lg{font-size:1.25em;line-height:.05em;vertical-align:-.075em}",
         "img[data-size=intrinsic]{max-width:100%;height:auto}",  # lazy figures: width/height give the ratio only
+        "nav.bd-links li>a.reference.external::after{display:inline-block;width:.75em;height:.75em}",
     ]
+    for selector, name in PSEUDO_ICONS:
+        if name in icons:  # the theme draws these with the web font: the same icon as a mask, no font download
+            rules.append(f"{selector}{{--i:{_icon_url(icons[name])};content:''!important;font:inherit!important;"
+                         "background-color:currentColor;-webkit-mask:var(--i) no-repeat center/contain;"
+                         "mask:var(--i) no-repeat center/contain}")
     for name in sorted(names):
         if name not in icons:
             continue
@@ -84,14 +113,6 @@ def icons_css(names: set[str], icons: dict[str, tuple[int, int, str]]) -> str:
                      f"display:inline-block;height:1em;width:{width / height:.4g}em;background-color:currentColor;"
                      "-webkit-mask:var(--i) no-repeat center/contain;mask:var(--i) no-repeat center/contain}")
     return "\n".join(rules) + "\n"
-
-
-def _lazy_math(app: Sphinx, sphinx_config: Any) -> None:
-    config = dict(sphinx_config.mathjax3_config or {})
-    loader = dict(config.get("loader") or {})
-    loader["load"] = sorted(set(loader.get("load") or []) | {"ui/lazy"})
-    config["loader"] = loader
-    sphinx_config.mathjax3_config = config
 
 
 def png_size(path: Path) -> tuple[int, int] | None:
@@ -141,6 +162,23 @@ def translations_first(head: str) -> str:
     return without[:doctools.end()] + translations.group(0) + without[doctools.end():]
 
 
+def _purge_theme_css(app: Sphinx, outdir: Path, texts: dict[Path, str]) -> dict[str, str]:
+    """Write ``<name>.site.css`` for each theme stylesheet the pages link; ``{"_static/<name>": version}``."""
+    bases = {m.group("base") for text in texts.values() for m in THEME_CSS.finditer(text)}
+    scripts = [p.read_text(encoding="utf-8", errors="replace") for p in (outdir / "_static").rglob("*.js")]
+    used = unused_css.used_classes(texts.values(), scripts)
+    versions = {}
+    for base in sorted(bases):
+        source = outdir / f"{base}.css"
+        if not source.is_file():
+            continue
+        css = unused_css.purge(source.read_text(encoding="utf-8"), used)
+        (outdir / f"{base}.site.css").write_text(css, encoding="utf-8")
+        versions[base] = hashlib.sha256(css.encode()).hexdigest()[:12]
+        logger.info(f"page_speed: {base}.css {source.stat().st_size // 1000} kB -> {len(css) // 1000} kB")
+    return versions
+
+
 def _lighten(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -159,9 +197,12 @@ def _lighten(app: Sphinx, exception: Exception | None) -> None:
     if fontawesome.is_file():
         icons = solid_icons(fontawesome.read_text(encoding="utf-8"))
         (outdir / "_static" / ICONS_CSS).write_text(icons_css(used - _NOT_ICONS, icons), encoding="utf-8")
+    versions = _purge_theme_css(app, outdir, texts) if app.builder.name == "html" else {}
     changed = 0
     for page, text in texts.items():
-        new = FONTAWESOME_TAG.sub(lambda m: f'<link rel="stylesheet" href="{m.group("prefix")}_static/{ICONS_CSS}" />', text)
+        new = THEME_CSS.sub(lambda m: f'{m.group("base")}.site.css?v={versions[m.group("base")]}"'
+                            if m.group("base") in versions else m.group(0), text)
+        new = FONTAWESOME_TAG.sub(lambda m: f'<link rel="stylesheet" href="{m.group("prefix")}_static/{ICONS_CSS}" />', new)
         if page.name != "search.html" or page.parent != outdir:
             new = SEARCH_TAGS.sub("", new)
             head_end = new.find("</head>")
@@ -176,6 +217,5 @@ def _lighten(app: Sphinx, exception: Exception | None) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the post-build step (after the other build-finished steps that rewrite pages)."""
     app.add_config_value("course_page_speed_version", VERSION, "html")
-    app.connect("config-inited", _lazy_math)
     app.connect("build-finished", _lighten, priority=900)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -7,8 +7,8 @@ Usage in a MyST page (see CONTRIBUTING.md, "Quizzes")::
 
 The directive reads ``book/quizzes/quizzes.yml`` and renders, for every quiz in the range, its
 stem, its options as buttons and one pre-rendered explanation per option.  Stems, options and
-explanations are parsed as MyST Markdown, so ``$...$`` becomes real math nodes (typeset by the
-MathJax 3 that Sphinx ships with the page).  ``_static/quiz.js`` (no dependencies, no network)
+explanations are parsed as MyST Markdown, so ``$...$`` becomes real math nodes (typeset at build
+time by ``static_math.py``).  ``_static/quiz.js`` (no dependencies, no network)
 shows the explanation of the option the reader picks; the reader may pick again.  Options are
 never shuffled.  Without JavaScript every explanation is shown, so the page still reads as a key.
 """

@@ -41,9 +41,32 @@
     });
   }
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", fix);
-  } else {
+  // A display formula wider than the column scrolls in its box (course.css): a keyboard reader reaches
+  // it with Tab and scrolls it with the arrow keys (WCAG 2.1.1).  Only the formulas that scroll at the
+  // present width are tab stops; the formulas are static HTML (book/_ext/static_math.py).
+  function focusableFormulas() {
+    document.querySelectorAll("div.math > mjx-container[display='true']").forEach(function (m) {
+      if (m.scrollWidth > m.clientWidth + 1) {
+        m.setAttribute("tabindex", "0");
+      } else {
+        m.removeAttribute("tabindex");
+      }
+    });
+  }
+
+  function start() {
     fix();
+    focusableFormulas();
+    var pending = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(pending);
+      pending = setTimeout(focusableFormulas, 150);
+    });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
   }
 })();

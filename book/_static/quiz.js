@@ -30,15 +30,6 @@
       var verdict = shown.querySelector(".quiz-verdict");
       status.textContent = verdict ? verdict.textContent.replace(/^[✔✘]\s*/, "") : (correct ? "回答正确" : "回答错误");
     }
-    // Math was typeset at load time; typeset again only if MathJax skipped hidden content.
-    if (shown) { typesetHidden(shown); }
-  }
-
-  function typesetHidden(container) {
-    if (!(window.MathJax && window.MathJax.typesetPromise)) { return; }
-    var pending = container.querySelectorAll("span.math, div.math");
-    var needs = Array.prototype.some.call(pending, function (m) { return !m.querySelector("mjx-container"); });
-    if (needs) { window.MathJax.typesetPromise([container]).catch(function () {}); }
   }
 
   // "Show every option's explanation" (for revision); a second click hides them again and leaves
@@ -56,7 +47,6 @@
       quiz.classList.toggle("quiz-all", all);
       button.setAttribute("aria-expanded", all ? "true" : "false");
       button.textContent = all ? "收起全部解析" : "显示全部选项的解析";
-      if (all) { typesetHidden(quiz.querySelector(".quiz-feedback")); }
     });
     options.insertAdjacentElement("afterend", button);
   }

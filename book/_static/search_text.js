@@ -53,7 +53,8 @@
     var doc = new DOMParser().parseFromString(htmlString, "text/html");
     doc.querySelectorAll(".eqno, #jb-print-docs-body").forEach(function (el) { el.remove(); });
     doc.querySelectorAll("div.math, span.math").forEach(function (el) {
-      el.replaceWith(doc.createTextNode(" " + texToText(el.textContent) + " "));
+      // a typeset formula keeps its TeX in data-tex (book/_ext/static_math.py)
+      el.replaceWith(doc.createTextNode(" " + texToText(el.getAttribute("data-tex") || el.textContent) + " "));
     });
     return original.call(this, doc.documentElement.outerHTML, anchor);
   };

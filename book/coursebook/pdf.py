@@ -4,7 +4,8 @@
 
 1. ``jupyter-book build . --builder singlehtml`` (notebooks come from the shared execution cache);
 2. the page is served on 127.0.0.1 and opened in headless chromium (Playwright) with print media;
-   once MathJax has typeset every formula, :data:`PRINT_SCRIPT` turns the web page into a book:
+   its formulas were typeset at build time (book/_ext/static_math.py), so :data:`PRINT_SCRIPT` at once
+   turns the web page into a book:
    cover with the links to the site, the demo and the submission service, a table of contents,
    quizzes as printed questions with an appendix of answers and per-option explanations, every
    animation as a strip of frames, the address next to every external link;
@@ -191,10 +192,6 @@ def print_pdf(page_url: str, out: Path, edition: Edition, settings: SiteSettings
             tab.goto(page_url, wait_until="load", timeout=120_000)
             tab.emulate_media(media="print")
             tab.add_style_tag(content=PRINT_CSS.read_text(encoding="utf-8"))
-            tab.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=120_000)
-            tab.evaluate("() => MathJax.startup.promise")
-            # the site typesets lazily (book/_ext/page_speed.py): typeset every formula before printing
-            tab.evaluate("async () => { const d = MathJax.startup.document; if (d.lazyTypesetAll) await d.lazyTypesetAll(); }")
             tab.add_script_tag(content=PRINT_SCRIPT.read_text(encoding="utf-8"))
             stats = tab.evaluate("async (o) => await window.coursePrint(o)", options)
             tab.wait_for_load_state("networkidle")

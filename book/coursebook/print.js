@@ -204,10 +204,8 @@
       if (box.right > right + SLACK_PX || node.scrollWidth > node.clientWidth + 2 && getComputedStyle(node).overflowX !== "visible") {
         var doc = node.closest("section[id]");
         var what = node.tagName.toLowerCase() + (node.className ? "." + String(node.className).split(" ")[0] : "");
-        if (what.indexOf("mjx-container") === 0 && window.MathJax && MathJax.startup.document.getMathItemsWithin) {
-          var items = MathJax.startup.document.getMathItemsWithin(node);
-          if (items.length) what += (items[0].display ? " (display) " : " (inline) ") + items[0].math.slice(0, 80);
-        }
+        var math = what.indexOf("mjx-container") === 0 && node.closest("[data-tex]");  /* book/_ext/static_math.py */
+        if (math) what += (math.getAttribute("data-display") === "1" ? " (display) " : " (inline) ") + math.getAttribute("data-tex").slice(0, 80);
         found.push(what + " in #" + (doc ? doc.id : "?") + ": " + Math.round(box.right - right) + " px too wide");
       }
     });

@@ -3,9 +3,16 @@ does not leak instructor-only content."""
 
 from __future__ import annotations
 
+import pickle
 import re
+import sys
+from pathlib import Path
 
 import pytest
+from docutils import nodes
+from sphinx import addnodes
+
+from .conftest import ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -26,15 +33,57 @@ def test_pages_and_assets_exist(book_html):
     for page in ("index.html", "book/intro.html", "book/binary/index.html", "book/binary/confusion.html",
                  "book/binary/fixed_threshold.html", "book/binary/thresholds_costs.html", "search.html"):
         assert (book_html / page).is_file(), page
-    for asset in ("_static/quiz.js", "_static/quiz.css", "_static/mathjax/tex-mml-chtml.js",
-                  "_static/mathjax/output/chtml/fonts/woff-v2/MathJax_Main-Regular.woff"):
+    for asset in ("_static/quiz.js", "_static/quiz.css", "_static/math/chtml.css", "_static/copy_tex.js",
+                  "_static/math/fonts/MathJax_Main-Regular.woff"):
         assert (book_html / asset).is_file(), asset
 
 
-def test_mathjax_is_served_locally(book_html):
-    html = (book_html / "book/binary/fixed_threshold.html").read_text(encoding="utf-8")
-    assert "_static/mathjax/tex-mml-chtml.js" in html
-    assert "cdn.jsdelivr" not in html
+def _formulas_in_source(doctree_path: Path) -> int:
+    """Formulas of a page as parsed (inline and display math nodes), without the instructor-only blocks."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))  # the quiz and exercise nodes of the pickled doctree
+    try:
+        tree = pickle.loads(doctree_path.read_bytes())
+    finally:
+        sys.path.remove(str(ROOT / "book" / "_ext"))
+
+    def public(node: nodes.Node) -> bool:
+        parent = node.parent
+        while parent is not None:
+            if isinstance(parent, addnodes.only):
+                return False
+            parent = parent.parent
+        return True
+
+    return sum(1 for node in tree.findall(lambda n: isinstance(n, (nodes.math, nodes.math_block))) if public(node))
+
+
+def test_every_formula_is_typeset_at_build_time(book_html):
+    """As many typeset formulas in each page's article as math nodes in its source; no TeX left, no math
+    script, the stylesheet of the formulas linked (book/_ext/static_math.py)."""
+    doctrees = ROOT / "_build" / ".doctrees"
+    counted = 0
+    problems = []
+    for doctree_path in sorted(doctrees.rglob("*.doctree")):
+        page = book_html / doctree_path.relative_to(doctrees).with_suffix(".html")
+        if not page.is_file():
+            continue
+        html = page.read_text(encoding="utf-8")
+        article = html[html.find("<article"):html.find("</article>")]
+        expected = _formulas_in_source(doctree_path)
+        typeset = len(re.findall(r'<(?:span|div) class="[^"]*math notranslate nohighlight"[^>]*\bdata-tex="[^"]*"'
+                                 r'[^>]*>(?:\s*<span class="eqno">.*?</span>)?<mjx-container', article, re.S))
+        counted += expected
+        if typeset != expected:
+            problems.append(f"{page.name}: {typeset} typeset formulas, {expected} in the source")
+        text = re.sub(r'data-tex="[^"]*"|<pre.*?</pre>', "", article, flags=re.S)
+        if re.search(r"\\\(|\\\[|\$\$", text):
+            problems.append(f"{page.name}: untypeset TeX in the article")
+        if re.search(r"<script[^>]*mathjax|MathJax\s*=", html, re.I):
+            problems.append(f"{page.name}: a MathJax script")
+        if expected and "_static/math/chtml.css?v=" not in html:
+            problems.append(f"{page.name}: the formulas' stylesheet is not linked")
+    assert counted > 1000  # the book's formulas were found at all
+    assert not problems, "\n".join(problems)
 
 
 def test_numbered_equations_and_cross_references(book_html):

@@ -1,12 +1,15 @@
 """Formulas, headings, search results and figures fit a phone (375 px) and a desktop (1280 px).
 
-In Debian's chromium, on every page, with every formula typeset:
+In Debian's chromium, on every page (its formulas typeset at build time, book/_ext/static_math.py):
+
+* no untypeset formula and no TeX in the article's text, every formula with its MathML and its TeX, and
+  no math script (tests/book/mathcheck.py);
 
 * no display formula is clipped: it fits its line, or it scrolls inside its own box (which stays inside
   the article) with scroll shadows at its edges; its equation number never overlaps it;
 * no heading is wider than the article (a heading with a formula wraps); no table header wraps after
   every character;
-* formulas are typeset at the size of the text (not 27 % larger: MathJax's ``matchFontHeight`` off);
+* formulas are typeset at the size of the text (not 27 % larger, as with MathJax's ``matchFontHeight``);
 * at 375 px, figures of several panels and the ROC animations keep a readable width and scroll sideways
   in their box;
 * the search page shows formulas in its snippets as text, not TeX, and never widens the page; the
@@ -24,6 +27,7 @@ import pytest
 
 from coursebook.deployment import load_settings
 
+from .mathcheck import MATH_PROBLEMS
 from .test_quiz_browser import SHOTS
 from .test_site_browser import PAGES
 
@@ -31,12 +35,6 @@ pytestmark = pytest.mark.slow
 
 SIZES = {"375": {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True},
          "1280": {"viewport": {"width": 1280, "height": 800}}}
-
-TYPESET_ALL = """async () => {
-  await MathJax.startup.promise;
-  const d = MathJax.startup.document;
-  if (d.lazyTypesetAll) await d.lazyTypesetAll();
-}"""
 
 #: Everything that does not fit, as strings (empty: the page fits).
 MISFITS = """() => {
@@ -99,9 +97,7 @@ def test_no_formula_or_heading_is_clipped(browser, book_html, site_url, size):
         report = {}
         for page in PAGES:
             tab.goto(f"{site_url}/{page}", wait_until="load")
-            tab.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
-            tab.evaluate(TYPESET_ALL)
-            found = tab.evaluate(MISFITS)
+            found = tab.evaluate(MATH_PROBLEMS) + tab.evaluate(MISFITS)
             overflow = tab.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
             if overflow > 1:
                 found.append(f"the page is {overflow} px wider than the screen")
@@ -122,7 +118,6 @@ def test_wide_formulas_scroll_with_a_cue_on_a_phone(browser, site_url):
         for page, label in (("book/binary/roc.html", "equation-eq-roc-point"), ("book/binary/auc.html", "equation-eq-auc-trapezoid"),
                             ("book/binary/pr.html", "equation-eq-pr-point")):
             tab.goto(f"{site_url}/{page}", wait_until="load")
-            tab.evaluate(TYPESET_ALL)
             formula = tab.locator(f"#{label} > mjx-container")
             formula.scroll_into_view_if_needed()
             tab.locator(f"#{label}").screenshot(path=str(SHOTS / f"formula-375-{label}.png"))
@@ -242,5 +237,30 @@ def test_home_page_guides_a_phone_reader(browser, site_url, book_html):
         assert settings.demo_url in hrefs, f"no link to the demo {settings.demo_url}: {hrefs}"
         assert settings.submit_url in hrefs, f"no link to the submission service {settings.submit_url}: {hrefs}"
         tab.screenshot(path=str(SHOTS / "intro-375.png"), full_page=True)
+    finally:
+        ctx.close()
+
+
+def test_copying_text_with_formulas_gives_their_tex(browser, site_url):
+    """The formulas are CSS glyphs (typeset at build time); copying a paragraph or a display formula puts
+    their TeX on the clipboard (book/_static/copy_tex.js)."""
+    ctx = browser.new_context()
+    tab = ctx.new_page()
+    try:
+        tab.goto(f"{site_url}/book/binary/roc.html", wait_until="load")
+        copied = tab.evaluate("""() => {
+          const paragraph = [...document.querySelectorAll('article p')].find(p => p.querySelector('span.math'));
+          return [paragraph, document.querySelector('#equation-eq-roc-point')].map(el => {
+            const range = document.createRange();
+            range.selectNodeContents(el);
+            getSelection().removeAllRanges();
+            getSelection().addRange(range);
+            const event = new ClipboardEvent('copy', {clipboardData: new DataTransfer(), bubbles: true, cancelable: true});
+            document.dispatchEvent(event);
+            return event.clipboardData.getData('text/plain');
+          });
+        }""")
+        assert "连续得分 $s_i$，阈值 $\\tau$ 一变" in copied[0]
+        assert copied[1].startswith("$$\\operatorname{ROC}(\\tau)=") and copied[1].endswith("$$")
     finally:
         ctx.close()

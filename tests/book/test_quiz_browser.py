@@ -1,6 +1,6 @@
 """The quizzes in a real browser (Debian's chromium via Playwright), on the static site, with no kernel.
 
-For every page that shows quizzes: no console error, math typeset by MathJax inside the stems, every quiz
+For every page that shows quizzes: no console error, math typeset (at build time) inside the stems, every quiz
 answered wrongly and then rightly with the right verdict and that option's own explanation, a dark-mode
 and a 375 px screenshot.  Every quiz of the data (the twelve seed quizzes and those of chapters 2-5) must be
 found exactly once in the site.
@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from .mathcheck import MATH_PROBLEMS
 from .quizdata import ROOT, load
 
 pytestmark = pytest.mark.slow
@@ -45,12 +46,8 @@ def open_page(browser, url, math=True, **context):
     page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
     page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
     page.goto(url, wait_until="load")
-    if math:
-        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
-        page.evaluate("MathJax.startup.promise")
-        # formulas are typeset lazily as they scroll near: typeset them all first, so that no formula changes
-        # height between Playwright's hit test and its click (a click on the bottom quiz of a long page missed once)
-        page.evaluate("async () => { const d = MathJax.startup.document; if (d.lazyTypesetAll) await d.lazyTypesetAll(); }")
+    if math:  # typeset at build time (book/_ext/static_math.py): nothing left to wait for
+        problems += page.evaluate(MATH_PROBLEMS)
     return ctx, page, problems
 
 

@@ -1,0 +1,268 @@
+"""Sphinx extension: every formula typeset at build time (MathJax 3 in Node), no math script in the pages.
+
+The reader's browser used to download MathJax (266 kB) and typeset every formula on its own CPU; now the
+build does it once.  Sphinx writes formulas as usual (``<span class="math ...">\\(TeX\\)</span>``,
+``<div class="math ...">\\[TeX\\]</div>`` with its equation number), through a math renderer of its own
+(``static``) that adds no script to any page.  After the build, :func:`typeset_site`:
+
+1. collects the TeX of every formula of every page (a formula already typeset by an earlier build keeps
+   its TeX in ``data-tex``);
+2. typesets them all in one Node process (or reuses the last build's typesetting, kept next to the
+   doctrees, when the site's formulas are the same) (``mathjax_node/render.cjs``, the npm package ``mathjax-full``
+   pinned in ``mathjax_node/package.json``): CommonHTML with assistive MathML (a screen reader reads the
+   formula), one stylesheet for the characters of the whole site;
+3. puts each rendering into its span/div, keeping the equation number and its anchor (``{eq}``
+   references), with the TeX in ``data-tex`` (search snippets; ``_static/copy_tex.js``, on the pages
+   with formulas, copies a selection's formulas as TeX);
+4. writes ``_static/math/chtml.css`` and copies the MathJax fonts the site uses, and only those.
+
+A formula MathJax cannot typeset (a TeX error, an undefined macro) fails the build with its page and
+source.  Macros: ``mathjax3_config["tex"]["macros"]`` of the configuration, as for MathJax in a browser.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx.ext import mathjax
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+NODE_DIR = Path(__file__).parent / "mathjax_node"
+RENDER_SCRIPT = NODE_DIR / "render.cjs"
+MATHJAX_PACKAGE = NODE_DIR / "node_modules" / "mathjax-full"
+FONTS = MATHJAX_PACKAGE / "es5" / "output" / "chtml" / "fonts" / "woff-v2"
+TARGET = "math"  # _static/math/chtml.css and _static/math/fonts/
+STYLESHEET = "chtml.css"
+
+#: Sphinx's inline formula (the TeX is HTML-escaped, so it holds no "<").
+INLINE = re.compile(r'<span class="(?P<cls>[^"]*math notranslate nohighlight)"(?P<attrs>[^>]*)>\\\((?P<tex>[^<]*?)\\\)</span>')
+#: Sphinx's display formula: optional number, then \[TeX\] (or the bare TeX of a "nowrap" amsmath block).
+DISPLAY = re.compile(r'<div class="(?P<cls>[^"]*math notranslate nohighlight)"(?P<attrs>[^>]*)>(?P<eqno>\s*<span class="eqno">'
+                     r'.*?</span>)?(?P<body>[^<]*)</div>', re.S)
+#: A formula typeset by an earlier build.
+DONE = re.compile(r'<(?:span|div) class="[^"]*math notranslate nohighlight"[^>]*\bdata-tex="(?P<tex>[^"]*)"'
+                  r'[^>]*\bdata-display="(?P<display>[01])"')
+STYLE_LINK = re.compile(r'<link rel="stylesheet" href="[^"]*_static/math/chtml\.css[^"]*" */?>\n?')
+FONT_CLASS = re.compile(r"\bTEX-([A-Z0-9]+)\b")
+FONT_FACE = re.compile(r'@font-face /\* \d+ \*/ \{\s*font-family: (?P<family>[A-Z0-9-]+);\s*src: url\("fonts/'
+                       r'(?P<file>[^"]+)"\) format\("woff"\);\s*\}\s*')
+
+
+class MathRenderError(ExtensionError):
+    """A formula of the site that MathJax cannot typeset (its page and TeX in the message)."""
+
+
+@dataclass(frozen=True)
+class Formula:
+    """One formula to typeset: its TeX (as written, unescaped) and whether it is a display formula."""
+
+    tex: str
+    display: bool
+
+
+def _display_tex(body: str) -> str:
+    """TeX of a display formula from the text of its div: ``\\[...\\]`` or a bare amsmath environment."""
+    text = html.unescape(body).strip()
+    for start, end in (("\\[", "\\]"), ("$$", "$$"), ("$", "$")):  # Sphinx's, or a notebook's text/latex
+        if text.startswith(start) and text.endswith(end) and len(text) >= len(start) + len(end):
+            return text[len(start):-len(end)].strip()
+    return text
+
+
+def formulas_of(page: str) -> list[Formula]:
+    """Every formula of a page's HTML, typeset already or not, in document order."""
+    found = [(m.start(), Formula(html.unescape(m.group("tex")), False)) for m in INLINE.finditer(page)]
+    found += [(m.start(), Formula(_display_tex(m.group("body")), True)) for m in DISPLAY.finditer(page)
+              if m.group("body").strip()]
+    found += [(m.start(), Formula(html.unescape(m.group("tex")), m.group("display") == "1")) for m in DONE.finditer(page)]
+    return [formula for _, formula in sorted(found, key=lambda item: item[0])]
+
+
+def render(formulas: list[Formula], macros: dict[str, Any] | None = None, fonts_url: str = "fonts",
+           node: str = "node") -> tuple[str, list[str | Exception]]:
+    """Typeset ``formulas`` in one Node process: the stylesheet and, per formula, its HTML or its error."""
+    if not (MATHJAX_PACKAGE / "package.json").is_file():
+        raise ExtensionError(f"static_math: {MATHJAX_PACKAGE} is missing; run `make setup` "
+                             f"(npm install in {NODE_DIR})")
+    request = {"macros": macros or {}, "fontURL": fonts_url,
+               "formulas": [{"tex": f.tex, "display": f.display} for f in formulas]}
+    done = subprocess.run([node, str(RENDER_SCRIPT)], input=json.dumps(request), capture_output=True,
+                          text=True, encoding="utf-8", cwd=NODE_DIR, check=False)
+    if done.returncode != 0:
+        raise ExtensionError(f"static_math: MathJax in Node failed: {done.stderr.strip()[-2000:]}")
+    answer = json.loads(done.stdout)
+    results: list[str | Exception] = [r["html"] if "html" in r else ValueError(r["error"]) for r in answer["results"]]
+    return answer["css"], results
+
+
+def used_fonts(renderings: list[str]) -> set[str]:
+    """MathJax font families (``MJXTEX-I``, ...) that the rendered formulas draw with."""
+    families = {"MJXZERO", "MJXTEX"}
+    for rendering in renderings:
+        families |= {f"MJXTEX-{variant}" for variant in FONT_CLASS.findall(rendering)}
+        if "mjx-stretchy" in rendering:
+            families |= {"MJXTEX-S1", "MJXTEX-S4", "MJXTEX-A"}
+    return families
+
+
+def compact_css(css: str, families: set[str]) -> tuple[str, list[str]]:
+    """The stylesheet without the ``@font-face`` rules of unused fonts (minified), and the font files it needs."""
+    files: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        if match.group("family") not in families:
+            return ""
+        files.append(match.group("file"))
+        return (f'@font-face{{font-family:{match.group("family")};src:url("fonts/{match.group("file")}") '
+                f'format("woff");font-display:block}}')
+
+    css = FONT_FACE.sub(keep, css)
+    css = re.sub(r"\s*([{};:,>])\s*", r"\1", css)
+    css = re.sub(r"\s+", " ", css).replace(";}", "}")
+    return css.strip() + "\n", files
+
+
+def _attrs(formula: Formula) -> str:
+    return f' data-tex="{html.escape(formula.tex, quote=True)}" data-display="{int(formula.display)}"'
+
+
+def typeset_page(page: str, rendered: dict[Formula, str]) -> str:
+    """``page`` with every untypeset formula replaced by its rendering (equation numbers kept)."""
+
+    def inline(match: re.Match[str]) -> str:
+        formula = Formula(html.unescape(match.group("tex")), False)
+        return f'<span class="{match.group("cls")}"{match.group("attrs")}{_attrs(formula)}>{rendered[formula]}</span>'
+
+    def display(match: re.Match[str]) -> str:
+        if not match.group("body").strip():
+            return match.group(0)
+        formula = Formula(_display_tex(match.group("body")), True)
+        return (f'<div class="{match.group("cls")}"{match.group("attrs")}{_attrs(formula)}>{match.group("eqno") or ""}'
+                f'{rendered[formula]}</div>')
+
+    return DISPLAY.sub(display, INLINE.sub(inline, page))
+
+
+HEAD_TEX = re.compile(r"\\\((.*?)\\\)")
+
+
+def plain_head(page: str) -> str:
+    """``page`` with the formulas of its head (``<title>``, the titles of the next/previous links, the
+    Open Graph title) as their bare TeX: a browser tab cannot typeset, ``\\(m(S)\\)`` becomes ``m(S)``."""
+    head_end = page.find("</head>")
+    return HEAD_TEX.sub(r"\1", page[:head_end]) + page[head_end:] if head_end != -1 else page
+
+
+def with_stylesheet(page: str, href: str) -> str:
+    """``page`` linking the math stylesheet ``href`` once (in its head), if it has a formula."""
+    page = STYLE_LINK.sub("", page)
+    if "data-tex=" not in page:
+        return page
+    head_end = page.find("</head>")
+    return page[:head_end] + f'<link rel="stylesheet" href="{href}" />\n' + page[head_end:]
+
+
+def _cached_render(formulas: list[Formula], macros: dict[str, Any],
+                   cache: Path | None) -> tuple[str, list[str | Exception]]:
+    """:func:`render`, or its answer of an earlier build when the site has the same formulas and macros
+    (the stylesheet covers the characters of all formulas at once, so the set is rendered as a whole)."""
+    key = hashlib.sha256(json.dumps([[f.tex, f.display] for f in formulas] + [macros, RENDER_SCRIPT.read_text()],
+                                    ensure_ascii=False).encode()).hexdigest()
+    if cache is not None and cache.is_file():
+        stored = json.loads(cache.read_text(encoding="utf-8"))
+        if stored.get("key") == key:
+            return stored["css"], stored["results"]
+    css, results = render(formulas, macros)
+    if cache is not None and not any(isinstance(r, Exception) for r in results):
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps({"key": key, "css": css, "results": results}), encoding="utf-8")
+    return css, results
+
+
+def typeset_site(outdir: Path, macros: dict[str, Any] | None = None, cache: Path | None = None) -> int:
+    """Typeset every formula of the HTML site in ``outdir`` (see the module docstring); pages changed.
+
+    ``cache``: a file keeping the last typesetting; a build whose formulas did not change starts no Node.
+    """
+    started = time.perf_counter()
+    texts = {page: page.read_text(encoding="utf-8") for page in sorted(outdir.rglob("*.html"))}
+    where: dict[Formula, Path] = {}
+    for page, text in texts.items():
+        for formula in formulas_of(text):
+            where.setdefault(formula, page)
+    if not where:
+        return 0
+    formulas = list(where)
+    css, results = _cached_render(formulas, macros or {}, cache)
+    failures = [f"{where[f].relative_to(outdir)}: {'$$' if f.display else '$'}{f.tex}{'$$' if f.display else '$'} "
+                f"({result})" for f, result in zip(formulas, results) if isinstance(result, Exception)]
+    if failures:
+        raise MathRenderError("static_math: MathJax cannot typeset these formulas:\n  " + "\n  ".join(failures))
+    rendered = dict(zip(formulas, results))
+    css, font_files = compact_css(css, used_fonts(list(rendered.values())))  # type: ignore[arg-type]
+    target = outdir / "_static" / TARGET
+    (target / "fonts").mkdir(parents=True, exist_ok=True)
+    for stale in (target / "fonts").iterdir():
+        if stale.name not in font_files:
+            stale.unlink()
+    for name in font_files:
+        shutil.copy2(FONTS / name, target / "fonts" / name)
+    (target / STYLESHEET).write_text(css, encoding="utf-8")
+    version = hashlib.sha256(css.encode()).hexdigest()[:12]
+    changed = 0
+    for page, text in texts.items():
+        href = os.path.relpath(target / STYLESHEET, page.parent).replace(os.sep, "/") + f"?v={version}"
+        new = with_stylesheet(plain_head(typeset_page(text, rendered)), href)  # type: ignore[arg-type]
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+            changed += 1
+    logger.info(f"static_math: {len(formulas)} distinct formulas typeset; {changed} pages written; "
+                f"{len(font_files)} fonts; {time.perf_counter() - started:.1f} s")
+    return changed
+
+
+def _macros(app: Sphinx) -> dict[str, Any]:
+    config = app.config.mathjax3_config or {}
+    return dict((config.get("tex") or {}).get("macros") or {})
+
+
+def _use_static(app: Sphinx, config: Any) -> None:
+    config.html_math_renderer = "static"
+
+
+def _typeset(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    typeset_site(Path(app.outdir), _macros(app), Path(app.doctreedir) / f"static_math-{app.builder.name}.json")
+
+
+def _copy_script(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    """A page with formulas gets ``copy_tex.js``: copying a selection with formulas gives their TeX."""
+    if 'class="math notranslate' in (context.get("body") or ""):
+        app.add_js_file("copy_tex.js", loading_method="defer")
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the ``static`` math renderer (Sphinx's markup, no script) and the typesetting step."""
+    # bump when the pages' markup changes: every page is then written again
+    app.add_config_value("course_static_math_version", "1", "html")
+    app.connect("html-page-context", _copy_script)
+    app.add_html_math_renderer("static", (mathjax.html_visit_math, None), (mathjax.html_visit_displaymath, None))
+    app.connect("config-inited", _use_static)
+    # before page_speed (900) rewrites the pages' heads; after the steps that add pages
+    app.connect("build-finished", _typeset, priority=800)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,98 @@
+"""The extension book/_ext/static_math.py typesets a site's formulas at build time (MathJax 3 in Node).
+
+On small pages written like Sphinx writes them (inline, numbered display, a notebook's text/latex output,
+a bare amsmath environment): every formula becomes CommonHTML with its MathML and its TeX, the equation
+number and its anchor stay, a second pass changes nothing, only the fonts used are copied, and a formula
+MathJax cannot typeset fails with its page and its source.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+
+import pytest
+
+from .quizdata import ROOT
+
+_spec = importlib.util.spec_from_file_location("course_static_math", ROOT / "book" / "_ext" / "static_math.py")
+static_math = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = static_math  # its dataclass looks its module up
+_spec.loader.exec_module(static_math)
+
+PAGE = """<html><head><title>把报告换成 \\(m(S)\\)</title></head><body><article>
+<p>真正例 <span class="math notranslate nohighlight">\\(\\mathrm{TP}_k &lt; n\\)</span> 个。</p>
+<div class="math notranslate nohighlight" id="equation-eq-recall">
+<span class="eqno">(6)<a class="headerlink" href="#equation-eq-recall" title="Link to this equation">#</a></span>\
+\\[\\operatorname{Recall}=\\frac{\\mathrm{TP}}{\\mathrm{TP}+\\mathrm{FN}}\\]</div>
+<div class="output text_latex math notranslate nohighlight">
+\\[\\displaystyle \\operatorname{AP}=\\frac{1}{6}\\]
+</div>
+<div class="math notranslate nohighlight">\\begin{aligned} a &amp;= b \\\\ c &amp;= d \\end{aligned}</div>
+<p>见 <a href="#equation-eq-recall">式 (6)</a>。</p>
+</article></body></html>
+"""
+
+
+@pytest.fixture
+def site(tmp_path):
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "page.html").write_text(PAGE, encoding="utf-8")
+    (tmp_path / "plain.html").write_text("<html><head></head><body>没有公式</body></html>", encoding="utf-8")
+    return tmp_path
+
+
+def test_every_formula_becomes_html_with_its_mathml_and_its_tex(site):
+    assert static_math.typeset_site(site) == 1
+    page = (site / "book" / "page.html").read_text(encoding="utf-8")
+    assert "\\(" not in page.split("</head>")[1] and "\\[" not in page and "\\begin" not in page.split('data-tex="')[0]
+    assert page.count("<mjx-container") == 4 and page.count("<mjx-assistive-mml") == 4
+    assert 'data-tex="\\mathrm{TP}_k &lt; n" data-display="0"' in page
+    assert 'data-tex="\\operatorname{Recall}=\\frac{\\mathrm{TP}}{\\mathrm{TP}+\\mathrm{FN}}" data-display="1"' in page
+    # the number and its anchor stay before the formula, the cross-reference still points to it
+    assert re.search(r'id="equation-eq-recall"[^>]*>\s*<span class="eqno">\(6\)<a class="headerlink" href="#equation-eq-recall"', page)
+    assert 'class="output text_latex math notranslate nohighlight"' in page
+    assert "<mi>Recall</mi>" in page  # what a screen reader reads
+    assert "<title>把报告换成 m(S)</title>" in page
+    assert '<link rel="stylesheet" href="../_static/math/chtml.css?v=' in page
+    assert "chtml.css" not in (site / "plain.html").read_text(encoding="utf-8")  # no formula, no stylesheet
+    css = (site / "_static" / "math" / "chtml.css").read_text(encoding="utf-8")
+    fonts = sorted(p.name for p in (site / "_static" / "math" / "fonts").iterdir())
+    assert "MathJax_Main-Regular.woff" in fonts and "MathJax_Math-Italic.woff" in fonts
+    assert "MathJax_Fraktur-Regular.woff" not in fonts and "Fraktur" not in css  # only the fonts used
+    assert sorted(re.findall(r'url\("fonts/([^"]+)"\)', css)) == fonts
+
+
+def test_a_second_pass_changes_nothing(site):
+    static_math.typeset_site(site)
+    before = (site / "book" / "page.html").read_text(encoding="utf-8")
+    assert static_math.typeset_site(site) == 0
+    assert (site / "book" / "page.html").read_text(encoding="utf-8") == before
+
+
+def test_a_formula_that_cannot_be_typeset_fails_with_its_page_and_source(site):
+    bad = PAGE.replace("\\mathrm{TP}_k", "\\mathrmx{TP}_k")
+    (site / "book" / "page.html").write_text(bad, encoding="utf-8")
+    with pytest.raises(static_math.MathRenderError) as failure:
+        static_math.typeset_site(site)
+    message = str(failure.value)
+    assert "book/page.html" in message and "\\mathrmx{TP}_k" in message and "Undefined control sequence" in message
+    assert "\\(" in (site / "book" / "page.html").read_text(encoding="utf-8")  # nothing half-written
+
+
+def test_a_build_with_the_same_formulas_reuses_the_typesetting(site, tmp_path, monkeypatch):
+    cache = tmp_path / "cache.json"
+    static_math.typeset_site(site, cache=cache)
+    first = (site / "book" / "page.html").read_text(encoding="utf-8")
+    (site / "book" / "page.html").write_text(PAGE, encoding="utf-8")  # the page written again by Sphinx
+
+    def no_node(*args, **kwargs):
+        raise AssertionError("Node started although no formula changed")
+
+    monkeypatch.setattr(static_math, "render", no_node)
+    static_math.typeset_site(site, cache=cache)
+    assert (site / "book" / "page.html").read_text(encoding="utf-8") == first
+    (site / "book" / "page.html").write_text(PAGE.replace("\\mathrm{TP}_k", "\\mathrm{FP}_k"), encoding="utf-8")
+    with pytest.raises(AssertionError, match="Node started"):  # a changed formula: typeset again
+        static_math.typeset_site(site, cache=cache)
