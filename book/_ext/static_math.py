@@ -176,6 +176,18 @@ def with_stylesheet(page: str, href: str) -> str:
     return page[:head_end] + f'<link rel="stylesheet" href="{href}" />\n' + page[head_end:]
 
 
+STATIC_LINK = re.compile(r'(?:href|src)="([^"]*?)_static/')
+
+
+def _static_prefix(page: str, relative_root: str) -> str:
+    """How ``page`` reaches the site's root in its links to ``_static/`` (absolute on the 404 page, which is
+    served at any depth), or else the relative path to the root."""
+    found = STATIC_LINK.search(page)
+    if found:
+        return found.group(1)
+    return "" if relative_root == "." else relative_root.replace(os.sep, "/") + "/"
+
+
 def _cached_render(formulas: list[Formula], macros: dict[str, Any],
                    cache: Path | None) -> tuple[str, list[str | Exception]]:
     """:func:`render`, or its answer of an earlier build when the site has the same formulas and macros
@@ -225,7 +237,7 @@ def typeset_site(outdir: Path, macros: dict[str, Any] | None = None, cache: Path
     version = hashlib.sha256(css.encode()).hexdigest()[:12]
     changed = 0
     for page, text in texts.items():
-        href = os.path.relpath(target / STYLESHEET, page.parent).replace(os.sep, "/") + f"?v={version}"
+        href = _static_prefix(text, os.path.relpath(outdir, page.parent)) + f"_static/{TARGET}/{STYLESHEET}?v={version}"
         new = with_stylesheet(plain_head(typeset_page(text, rendered)), href)  # type: ignore[arg-type]
         if new != text:
             page.write_text(new, encoding="utf-8")
