@@ -20,6 +20,8 @@ and, on every page:
 
 from __future__ import annotations
 
+import html
+
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -196,6 +198,24 @@ def _sitemap_and_robots(app: Sphinx, exception: Exception | None) -> None:
     (Path(app.outdir) / "robots.txt").write_text("\n".join(lines), encoding="utf-8")
 
 
+def _root_redirect(app: Sphinx, exception: Exception | None) -> None:
+    """Write the site root's ``index.html``: a redirect to the first page, with the book's icon and a link.
+
+    sphinx-external-toc writes a bare ``<meta>`` refresh only when the file is missing; a browser then asks
+    for ``/favicon.ico`` at the host's root, which is not the site's (a 404 under a sub-path), and a reader
+    whose browser ignores the refresh sees a blank page.
+    """
+    if exception is not None or app.builder.name != "html" or app.config.root_doc == "index":
+        return
+    first = app.builder.get_target_uri(app.config.root_doc)
+    title = html.escape(app.config.html_title or app.config.project)
+    (Path(app.outdir) / "index.html").write_text(
+        f'<!DOCTYPE html>\n<html lang="zh-CN">\n<head>\n<meta charset="utf-8" />\n'
+        f'<meta http-equiv="Refresh" content="0; url={first}" />\n<title>{title}</title>\n'
+        f'<link rel="icon" href="_static/favicon.svg" type="image/svg+xml" />\n</head>\n'
+        f'<body><p><a href="{first}">{title}</a></p></body>\n</html>\n', encoding="utf-8")
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the hooks; the settings are read when the configuration is ready."""
     app.connect("config-inited", _configure, priority=100)  # before the extensions that read these values
@@ -204,4 +224,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", _write_notebook, priority=503)
     app.connect("html-page-context", _pdf_download, priority=502)  # after the theme built its menu
     app.connect("build-finished", _sitemap_and_robots)
+    app.connect("build-finished", _root_redirect, priority=400)  # before sphinx-external-toc's bare one
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
