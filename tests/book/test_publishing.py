@@ -139,9 +139,12 @@ def test_site_works_from_a_sub_path(browser, sub_path_url, page):
     redirect = page == "index.html"  # a meta refresh to book/intro.html: its formulas are checked after it
     ctx, tab, problems = open_page(browser, sub_path_url + page, math=page != "search.html" and not redirect)
     try:
-        if redirect:
+        if redirect:  # the root page: its own requests may be cut short by the refresh, so they are checked here
+            root = tab.request.get(sub_path_url + "index.html").text()
+            assert 'content="0; url=book/intro.html"' in root and tab.request.get(sub_path_url + "_static/favicon.svg").ok
             tab.wait_for_url(sub_path_url + "book/intro.html")
             tab.wait_for_load_state("load")
+            problems[:] = [p for p in problems if not p.startswith("request failed:") or "/favicon" not in p]
             problems += tab.evaluate(MATH_PROBLEMS)
         tab.wait_for_load_state("networkidle")
         assert "/any/sub/path/" in tab.url
