@@ -11,8 +11,11 @@ GET     /lti/config/canvas.json a Canvas developer-key configuration (JSON)
 ======  ======================  ===============================================================================
 
 Browser binding without third-party cookies: ``/lti/login`` sets a launch-only cookie (random value,
-``SameSite=None; Secure; Partitioned; HttpOnly``, path ``/lti/``, ten minutes) and keeps only its hash with the
-state on the server.  ``Partitioned`` (CHIPS) keeps the cookie working inside the LMS's iframe where browsers
+``SameSite=None; Secure; Partitioned; HttpOnly``, ten minutes) and keeps only its hash with the state on the
+server.  Over HTTPS it is ``__Host-lti_browser`` (path ``/``, no ``Domain``), so a sibling host cannot plant a
+value it knows and bind a state of its own to this browser (a login CSRF); a plain ``lti_browser`` is then
+ignored.  Over plain HTTP (a trial on loopback) it keeps the plain name and path ``/lti/``.
+``Partitioned`` (CHIPS) keeps the cookie working inside the LMS's iframe where browsers
 block third-party cookies.  The session itself is never a third-party cookie: the launch gives a one-time
 ticket, redeemed on the tool's own site (at once in a top-level launch; in a frame, through "open in a new
 window"), where :func:`.auth.new_session` sets the ordinary ``SameSite=Strict`` session cookie.
@@ -38,6 +41,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from ...check.specs import all_assignments
+from .. import sessions
 from ..errors import Invalid, ServiceError
 from ..lti import deeplink, enroll, launch, nrps, passback, registry
 from ..lti import status as lti_status
@@ -105,8 +109,12 @@ def _base(request: Request) -> str:
     return str(request.base_url).rstrip("/")
 
 
-def _browser_cookie(value: str, max_age: int) -> str:
-    return f"{BROWSER_COOKIE}={value}; Path=/lti/; Max-Age={max_age}; HttpOnly; Secure; SameSite=None; Partitioned"
+def _browser_cookie(request: Request, value: str, max_age: int) -> str:
+    """The launch cookie's ``Set-Cookie`` value: ``__Host-`` with path ``/`` over HTTPS, plain under ``/lti/``
+    over HTTP (:func:`.auth.read_cookie` reads it under the same name)."""
+    secure = auth.is_https(request)
+    name, path = sessions.cookie_name(BROWSER_COOKIE, secure=secure), "/" if secure else "/lti/"
+    return f"{name}={value}; Path={path}; Max-Age={max_age}; HttpOnly; Secure; SameSite=None; Partitioned"
 
 
 async def _form(request: Request, limit: int = MAX_FORM) -> dict[str, str]:
@@ -123,13 +131,13 @@ async def _form(request: Request, limit: int = MAX_FORM) -> dict[str, str]:
 async def login(request: Request) -> Response:
     service = auth.service_of(request)
     params = await _form(request) if request.method == "POST" else dict(request.query_params.items())
-    browser = request.cookies.get(BROWSER_COOKIE)
+    browser = auth.read_cookie(request, BROWSER_COOKIE)
     if not browser or len(browser) > 64:
         browser = secrets.token_urlsafe(32)
     out = await run_in_threadpool(launch.begin, service.db, params, _base(request) + "/lti/launch", browser)
     response = RedirectResponse(f"{out.url}{'&' if '?' in out.url else '?'}{urlencode(out.params)}", status_code=302,
                                 headers={"Content-Security-Policy": csp(out.platform.origins())})
-    response.headers.append("Set-Cookie", _browser_cookie(browser, BROWSER_SECONDS))
+    response.headers.append("Set-Cookie", _browser_cookie(request, browser, BROWSER_SECONDS))
     return response
 
 
@@ -157,7 +165,7 @@ def _launch(request: Request, form: dict[str, str], browser: str | None) -> Resp
 
 async def launch_post(request: Request) -> Response:
     form = await _form(request)
-    return await run_in_threadpool(_launch, request, form, request.cookies.get(BROWSER_COOKIE))
+    return await run_in_threadpool(_launch, request, form, auth.read_cookie(request, BROWSER_COOKIE))
 
 
 def enter(request: Request) -> Response:

@@ -260,5 +260,25 @@ def test_login_requires_hint_and_sets_a_partitioned_launch_cookie(tool, platform
     refused(tool, r, "缺少 iss 或 login_hint")
     ok = login(tool, platform, "alice")
     cookie = ok.headers["set-cookie"]
-    assert "SameSite=None" in cookie and "Secure" in cookie and "Partitioned" in cookie and "Path=/lti/" in cookie
+    assert "SameSite=None" in cookie and "Secure" in cookie and "Partitioned" in cookie and "; Path=/;" in cookie  # over HTTPS: __Host- (below)
     assert ok.headers["location"].startswith(platform.auth_url + "?")
+
+
+def test_over_https_the_launch_cookie_is_host_only_and_a_planted_one_is_ignored(tool, platform):
+    """A sibling host can set a plain ``lti_browser`` cookie for this host with a value it knows; over HTTPS the
+    launch cookie is ``__Host-`` (path ``/``, no ``Domain``, ``Secure``), so the planted one is neither adopted
+    by the login nor accepted as this browser's binding at the launch (a login CSRF needs both)."""
+    first = login(tool, platform, "alice")
+    header = first.headers["set-cookie"]
+    name, value = header.split(";", 1)[0].split("=", 1)
+    assert name == "__Host-lti_browser" and "; Path=/;" in header and "Secure" in header
+    assert "domain" not in header.lower()
+    tool.client.cookies.clear()
+    tool.client.cookies.set("lti_browser", "planted-by-a-sibling-host", domain="tool.test", path="/lti/")
+    again = login(tool, platform, "alice")
+    assert "planted-by-a-sibling-host" not in again.headers["set-cookie"]
+    form = authorize(platform, again)
+    tool.client.cookies.clear()
+    tool.client.cookies.set("lti_browser", again.headers["set-cookie"].split(";", 1)[0].split("=", 1)[1],
+                            domain="tool.test", path="/lti/")  # the right value, under the name HTTP uses
+    refused(tool, tool.client.post("/lti/launch", data=form), "不是从这个浏览器发起的", 403)
