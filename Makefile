@@ -59,10 +59,12 @@ setup: system $(STAMP) $(AXE) $(MATHJAX)
 system:
 	@bash scripts/install-system-deps.sh
 
+# --no-compile: pip would byte-compile every file of every package (a third of the install's time on two cores);
+# Python compiles the modules a run imports, once, when it first imports them.
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade "pip>=24"
-	$(BIN)/python -m pip install -q -r requirements.txt
+	$(BIN)/python -m pip install -q --no-compile -r requirements.txt
 	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $(STAMP)
 

@@ -216,6 +216,27 @@ def assert_no_scratch_left(scratch: Path) -> None:
     assert left == [], f"job folders left behind: {left}"
 
 
+#: A few submissions of the slice, for the faults that need no run long enough to be interrupted (a full scratch
+#: disk, a submission that never ends): grading the whole slice again there showed nothing more.
+FEW = ["instructor_solution_ps1_threshold_metrics_0", "wrong_strict_threshold_0", "instructor_solution_ps2_roc_auc_0"]
+
+
+def copy_students(corpus: Path, dest: Path, students: list[str]) -> Path:
+    """``dest`` holding only these students' folders of ``corpus``."""
+    for student in students:
+        shutil.copytree(corpus / student, dest / student)
+    return dest
+
+
+def restricted(reference: dict, students: list[str]) -> dict:
+    """The reference snapshot of these students alone (what grading only their submissions must give)."""
+    assert reference["n_grades"] == len(reference["grades"]), "one grade row per key in the reference"
+    grades = {k: v for k, v in reference["grades"].items() if k[0] in students}
+    ledger = {k: v for k, v in reference["ledger"].items() if k[0] in students}
+    assert {k[0] for k in ledger} == set(students), "every chosen student is in the reference"
+    return {"grades": grades, "ledger": ledger, "n_submissions": len(ledger), "n_grades": len(grades)}
+
+
 def assert_same(snap: dict, reference: dict) -> None:
     assert snap["n_submissions"] == reference["n_submissions"], "submissions lost or doubled"
     assert snap["n_grades"] == reference["n_grades"], "grade rows lost or doubled"

@@ -7,7 +7,8 @@ import subprocess
 
 import pytest
 
-from ..grading_runs import assert_no_scratch_left, assert_same, grade_cmd, kill, run, scratch_dir, snapshot, wait_busy, wait_committed
+from ..grading_runs import (FEW, assert_no_scratch_left, assert_same, copy_students, grade_cmd, kill, restricted, run, scratch_dir, snapshot,
+                            wait_busy, wait_committed)
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("scale")]  # the PostgreSQL server and the reference grading
 
@@ -43,6 +44,8 @@ def test_sigkill_and_resume(corpus, reference, backend, tmp_path):
 
 
 def test_regrade_one_slice(corpus, reference, tmp_path):
+    corpus = copy_students(corpus, tmp_path / "few", FEW)  # both assignments, a right and a wrong answer: no run is interrupted
+    reference = restricted(reference, FEW)
     out = tmp_path / "out"
     url = f"sqlite:///{out / 'gradebook.db'}"
     first = run(grade_cmd(corpus, out, "--assignment", "ps2_roc_auc"))

@@ -53,7 +53,7 @@ def test_an_honest_notebook_gets_the_same_grade_next_to_a_hog(tmp_path):
     assert alone.score == alone.max_score and not alone.notes and not alone.cell_errors, alone.notes
 
     hsrc, hog = _notebook(tmp_path, "hog", "ps1_threshold_metrics", HOG)
-    hog_limits = Limits(submission_timeout=40.0)
+    hog_limits = Limits(submission_timeout=40.0)  # outlasts the honest grading below (checked: under load it took 20 s)
     hogs = [threading.Thread(target=grade_notebook, args=(get_assignment("ps1_threshold_metrics"), hsrc, hog, f"hog{i}"),
                              kwargs={"limits": hog_limits}) for i in range(2)]
     for t in hogs:
@@ -62,6 +62,7 @@ def test_an_honest_notebook_gets_the_same_grade_next_to_a_hog(tmp_path):
     t0 = time.monotonic()
     beside = grade_notebook(a, src, honest, "honest", limits=limits)
     wall = time.monotonic() - t0
+    assert all(t.is_alive() for t in hogs), f"the hogs ended before the honest grading did ({wall:.1f} s)"
     for t in hogs:
         t.join()
     assert (beside.score, beside.notes, beside.cell_errors) == (alone.score, alone.notes, alone.cell_errors), (beside.notes, wall)
