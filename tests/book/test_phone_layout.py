@@ -140,7 +140,8 @@ def test_search_snippets_show_text_not_tex(browser, site_url):
             tab.goto(f"{site_url}/search.html?q=召回率", wait_until="load")
             tab.wait_for_function("document.querySelector('#search-results') && "
                                   "/搜索完成/.test(document.querySelector('#search-results').textContent)", timeout=60_000)
-            tab.wait_for_timeout(500)
+            tab.wait_for_function("[...document.querySelectorAll('#search-results li')]"  # every page's snippet fetched
+                                  ".every(li => li.querySelector(':scope > span, p.context'))", timeout=60_000)
             snippets = tab.locator("#search-results p.context").all_inner_texts()
             assert len(snippets) >= 5
             tex = [s for s in snippets if re.search(r"\\[A-Za-z]+|\\\[|\\\(", s)]
