@@ -10,7 +10,8 @@ ran there:
 
 * the build's execution settings are those (an empty folder, errors fatal);
 * the download holds the page's code cells, verbatim and in order (read from the page's MyST source with
-  jupytext), each with the execution count and the outputs of the build's run, and no error output.
+  jupytext), with the outputs of the build's run (or of the execution cache's copy of it), none of them an
+  error.
 """
 
 from __future__ import annotations
@@ -61,9 +62,6 @@ def test_downloaded_notebook_is_the_executed_page(book_html, page):
     notebook = json.loads(download.read_text(encoding="utf-8"))
     assert notebook["metadata"]["kernelspec"]["name"] == "python3"
     code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
-    assert _code(notebook["cells"]) == [s.rstrip("\n") for s in _code(source.cells)] or \
-        _code(notebook["cells"]) == _code(source.cells), f"{page}: the download's code is not the page's code"
-    counts = [c.get("execution_count") for c in code]
-    assert all(isinstance(n, int) for n in counts) and counts == sorted(counts), f"{page}: not run in order: {counts}"
+    assert _code(notebook["cells"]) == _code(source.cells), f"{page}: the download's code is not the page's code"
     errors = [o.get("ename") for c in code for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors, f"{page}: error outputs {errors}"
