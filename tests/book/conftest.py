@@ -3,10 +3,14 @@
 The build is the Makefile's (``jupyter-book build . --warningiserror --nitpick --keep-going``) into
 ``_build/html`` with the shared execution cache, so after a first build a rerun takes well under a minute.
 
-Under pytest-xdist (``make test``) the workers share the builds: every ``jupyter-book`` run of the tests
-holds one lock (:func:`build_lock`; the builds share the execution cache and, per edition, the doctrees),
-and the public and instructor builds run once per test run, by the first worker that needs them; the
-others read its result (:func:`once`).
+Under pytest-xdist (``make test``) the workers share the builds.  Each build runs once per test run, by the
+first process that needs it; the others wait for it and read its result (:func:`once`).  The public build
+starts in the background as soon as the tests are collected (:func:`pytest_collection_finish`), so that the
+workers run the tests that need no book meanwhile.  Two builds that share a folder hold that folder's lock
+(:func:`build_lock`): the public site and the public PDF's single page share ``_build/.doctrees`` and
+``_build/jupyter_execute``, the instructor site and PDF those under ``_build/instructor``.  Every other build
+starts after the public one (its fixtures ask for ``book_html``), when the execution cache holds every
+notebook, which they only read: the editions' builds run side by side.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.parallel_units import BUILD_CACHE_KEY
+
 ROOT = Path(__file__).resolve().parents[2]
 JUPYTER_BOOK = Path(sys.executable).parent / "jupyter-book"
 
@@ -46,14 +52,18 @@ def _shared_dir(tmp_path_factory) -> Path | None:
     return tmp_path_factory.getbasetemp().parent
 
 
+#: The build folders that two builds of a run share: the public edition's and the instructor edition's.
+EDITIONS = ("public", "instructor")
+
+
 @contextlib.contextmanager
-def build_lock(tmp_path_factory) -> Iterator[None]:
-    """Hold the lock of the test run's jupyter-book builds (no-op without xdist)."""
-    shared = _shared_dir(tmp_path_factory)
+def _lock(shared: Path | None, edition: str) -> Iterator[None]:
+    if edition not in EDITIONS:
+        raise ValueError(f"unknown edition {edition!r}: one of {EDITIONS}")
     if shared is None:
         yield
         return
-    with open(shared / "jupyter-book.lock", "w") as lock:
+    with open(shared / f"jupyter-book-{edition}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
@@ -61,10 +71,13 @@ def build_lock(tmp_path_factory) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def once(tmp_path_factory, name: str, make: Callable[[], dict]) -> dict:
-    """``make()`` (a build) run once per test run under :func:`build_lock`; later callers get its JSON result."""
-    with build_lock(tmp_path_factory):
-        shared = _shared_dir(tmp_path_factory)
+def build_lock(tmp_path_factory, edition: str = "public"):
+    """Hold the lock of ``edition``'s build folders for this test run (no-op without xdist)."""
+    return _lock(_shared_dir(tmp_path_factory), edition)
+
+
+def _once_in(shared: Path | None, name: str, make: Callable[[], dict], edition: str) -> dict:
+    with _lock(shared, edition):
         done = shared / f"{name}.json" if shared else None
         if done is not None and done.is_file():
             return json.loads(done.read_text(encoding="utf-8"))
@@ -74,6 +87,11 @@ def once(tmp_path_factory, name: str, make: Callable[[], dict]) -> dict:
         return result
 
 
+def once(tmp_path_factory, name: str, make: Callable[[], dict], edition: str = "public") -> dict:
+    """``make()`` (a build) run once per test run under ``edition``'s :func:`build_lock`; later callers get its JSON result."""
+    return _once_in(_shared_dir(tmp_path_factory), name, make, edition)
+
+
 def _jupyter_book(*args: str, env: dict | None = None) -> tuple[int, str, float]:
     start = time.perf_counter()
     proc = subprocess.run([str(JUPYTER_BOOK), "build", ".", *args, "--warningiserror", "--nitpick", "--keep-going"],
@@ -81,17 +99,42 @@ def _jupyter_book(*args: str, env: dict | None = None) -> tuple[int, str, float]
     return proc.returncode, proc.stdout + proc.stderr, time.perf_counter() - start
 
 
-@pytest.fixture(scope="session")
-def book_build(tmp_path_factory) -> BookBuild:
-    """Build the whole book once (warnings are errors) and return its result."""
-    def build() -> dict:
-        code, log, seconds = _jupyter_book()
-        artifacts = ROOT / "artifacts"
-        artifacts.mkdir(exist_ok=True)
-        (artifacts / "book-build.log").write_text(log, encoding="utf-8")
-        return {"returncode": code, "log": log, "seconds": seconds}
+def build_public() -> dict:
+    """The public build (``make book``); its log goes to ``artifacts/book-build.log``."""
+    code, log, seconds = _jupyter_book()
+    artifacts = ROOT / "artifacts"
+    artifacts.mkdir(exist_ok=True)
+    (artifacts / "book-build.log").write_text(log, encoding="utf-8")
+    return {"returncode": code, "log": log, "seconds": seconds}
 
-    result = once(tmp_path_factory, "book-build", build)
+
+#: In the run's shared folder: the process id of the public build started in the background.
+BACKGROUND = "book-build.pid"
+
+
+def pytest_collection_finish(session) -> None:
+    """In a pytest-xdist worker whose tests include one that needs the book: start the public build in the
+    background (once per run), while the workers run the tests that need no book."""
+    shared = _shared_dir(session.config._tmp_path_factory)
+    if shared is None or not any("book_build" in getattr(item, "fixturenames", ()) for item in session.items):
+        return
+    try:
+        fd = os.open(shared / BACKGROUND, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:  # another worker started it
+        return
+    with os.fdopen(fd, "w") as pid:
+        proc = subprocess.Popen([sys.executable, "-m", "tests.book.conftest", str(shared)], cwd=ROOT,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        pid.write(str(proc.pid))
+
+
+@pytest.fixture(scope="session")
+def book_build(tmp_path_factory, request) -> BookBuild:
+    """Build the whole book once (warnings are errors) and return its result."""
+    result = once(tmp_path_factory, "book-build", build_public)
+    if result["returncode"] == 0 and getattr(request.config, "cache", None) is not None:
+        request.config.cache.set(BUILD_CACHE_KEY, round(result["seconds"]))  # the next run's order of the units
     return BookBuild(result["returncode"], result["log"], result["seconds"], ROOT / "_build" / "html")
 
 
@@ -116,7 +159,7 @@ def instructor_html(book_html: Path, tmp_path_factory) -> Path:
         (ROOT / "artifacts" / "book-build-instructor.log").write_text(log, encoding="utf-8")
         return {"returncode": code, "log": log}
 
-    result = once(tmp_path_factory, "instructor-build", build)
+    result = once(tmp_path_factory, "instructor-build", build, "instructor")
     assert result["returncode"] == 0, "教师版构建失败，日志见 artifacts/book-build-instructor.log:\n" + result["log"][-4000:]
     return out / "_build" / "html"
 
@@ -137,24 +180,5 @@ def site_url(book_html: Path):
     server.server_close()
 
 
-CHROMIUM = "/usr/bin/chromium"
-#: Flags for headless Debian chromium on a machine without network access.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """A headless Debian chromium (Playwright) per test module.
-
-    Module scope, not session: a Playwright sync session left open would block the other
-    browser tests of the suite (tests/demo) from starting their own.
-    """
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail("找不到 /usr/bin/chromium（make setup 会安装 Debian 的 chromium）")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+if __name__ == "__main__":  # the background build of pytest_collection_finish: python -m tests.book.conftest SHARED
+    _once_in(Path(sys.argv[1]), "book-build", build_public, "public")

@@ -1,5 +1,8 @@
 """Navigation as a reader uses it, on every page, on a phone (375 px, touch) and a desktop (1280 px).
 
+Each page is loaded once per size; that load is first checked for what does not fit (formulas, headings,
+tables, the page's width: tests/book/test_phone_layout.py's ``layout_problems``), then navigated.
+
 On a phone the ☰ button ("全书目录") and the page-contents button ("本页目录") each open their sidebar as a
 modal dialog, by touch and by keyboard; it closes with its "关闭" button, with Escape and by a tap on a
 page-contents link, and focus goes back to the button.  The links of both sidebars lead to built pages
@@ -18,6 +21,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from .test_phone_layout import SIZES, layout_problems
 from .test_quiz_browser import SHOTS
 from .test_site_browser import PAGES
 
@@ -95,9 +99,8 @@ def _links_resolve(tab, book_html: Path, selector: str) -> list[str]:
     return broken
 
 
-def _phone(tab, book_html: Path, url: str, page: str) -> list[str]:
+def _phone(tab, book_html: Path, page: str) -> list[str]:
     found: list[str] = []
-    tab.goto(url, wait_until="load")
     primary = tab.locator(".primary-toggle")
     if primary.count() != 1 or not primary.is_visible():
         return [f"{primary.count()} ☰ buttons, visible: {primary.count() == 1 and primary.is_visible()}"]
@@ -161,9 +164,8 @@ def _phone(tab, book_html: Path, url: str, page: str) -> list[str]:
     return found
 
 
-def _desktop(tab, book_html: Path, url: str) -> list[str]:
+def _desktop(tab, book_html: Path) -> list[str]:
     found: list[str] = []
-    tab.goto(url, wait_until="load")
     sidebar = tab.locator("#pst-primary-sidebar")
     primary = tab.locator(".primary-toggle")
     if primary.count() != 1:
@@ -193,16 +195,17 @@ def _desktop(tab, book_html: Path, url: str) -> list[str]:
 
 
 @pytest.mark.parametrize("size", ["375", "1280"])
-def test_both_sidebars_open_and_close_on_every_page(browser, book_html, site_url, size):
-    ctx = browser.new_context(**(PHONE if size == "375" else DESKTOP))
+def test_every_page_fits_and_both_sidebars_open_and_close(browser, book_html, site_url, size):
+    ctx = browser.new_context(**SIZES[size])
     tab = ctx.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda e: errors.append(f"page error: {e}"))
     try:
         report = {}
         for page in PAGES:
-            url = f"{site_url}/{page}"
-            found = _phone(tab, book_html, url, page) if size == "375" else _desktop(tab, book_html, url)
+            tab.goto(f"{site_url}/{page}", wait_until="load")
+            found = layout_problems(tab)  # before any click: the page as it loads (tests/book/test_phone_layout.py)
+            found += _phone(tab, book_html, page) if size == "375" else _desktop(tab, book_html)
             if found or errors:
                 report[page] = found + errors
                 errors.clear()

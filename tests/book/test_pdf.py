@@ -37,7 +37,7 @@ SEED_NUMBERS = ["TP=50", "0.1875", "3/4", ".632", "5×2", "√2", "Fawcett"]
 
 def _make(instructor: bool, tmp_path_factory) -> tuple[Path, dict]:
     cmd = [sys.executable, "-m", "coursebook.pdf"] + (["--instructor"] if instructor else [])
-    with build_lock(tmp_path_factory):  # its singlehtml build shares the execution cache and the doctrees
+    with build_lock(tmp_path_factory, "instructor" if instructor else "public"):  # its singlehtml build shares the edition's doctrees
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=1800)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     name = "course-instructor.pdf" if instructor else "course.pdf"

@@ -1,6 +1,7 @@
 """Formulas, headings, search results and figures fit a phone (375 px) and a desktop (1280 px).
 
-In Debian's chromium, on every page (its formulas typeset at build time, book/_ext/static_math.py):
+In Debian's chromium, on every page (its formulas typeset at build time, book/_ext/static_math.py; checked by
+:func:`layout_problems` on the page loads of tests/book/test_navigation_browser.py):
 
 * no untypeset formula and no TeX in the article's text, every formula with its MathML and its TeX, and
   no math script (tests/book/mathcheck.py);
@@ -29,7 +30,6 @@ from coursebook.deployment import load_settings
 
 from .mathcheck import MATH_PROBLEMS
 from .test_quiz_browser import SHOTS
-from .test_site_browser import PAGES
 
 pytestmark = pytest.mark.slow
 
@@ -89,23 +89,15 @@ MISFITS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("size", list(SIZES))
-def test_no_formula_or_heading_is_clipped(browser, book_html, site_url, size):
-    ctx = browser.new_context(**SIZES[size])
-    tab = ctx.new_page()
-    try:
-        report = {}
-        for page in PAGES:
-            tab.goto(f"{site_url}/{page}", wait_until="load")
-            found = tab.evaluate(MATH_PROBLEMS) + tab.evaluate(MISFITS)
-            overflow = tab.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-            if overflow > 1:
-                found.append(f"the page is {overflow} px wider than the screen")
-            if found:
-                report[page] = found
-        assert not report, "\n".join(f"{page}: {p}" for page, ps in report.items() for p in ps)
-    finally:
-        ctx.close()
+def layout_problems(tab) -> list[str]:
+    """What does not fit on the open page: untypeset math (:data:`MATH_PROBLEMS`), :data:`MISFITS`, a page wider
+    than the screen.  Run on every page at both :data:`SIZES` by tests/book/test_navigation_browser.py, on the
+    load that also checks the page's navigation (one load per page and size for both)."""
+    found = tab.evaluate(MATH_PROBLEMS) + tab.evaluate(MISFITS)
+    overflow = tab.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    if overflow > 1:
+        found.append(f"the page is {overflow} px wider than the screen")
+    return found
 
 
 def test_wide_formulas_scroll_with_a_cue_on_a_phone(browser, site_url):
@@ -140,7 +132,8 @@ def test_search_snippets_show_text_not_tex(browser, site_url):
             tab.goto(f"{site_url}/search.html?q=召回率", wait_until="load")
             tab.wait_for_function("document.querySelector('#search-results') && "
                                   "/搜索完成/.test(document.querySelector('#search-results').textContent)", timeout=60_000)
-            tab.wait_for_timeout(500)
+            tab.wait_for_function("[...document.querySelectorAll('#search-results li')]"  # every page's snippet fetched
+                                  ".every(li => li.querySelector(':scope > span, p.context'))", timeout=60_000)
             snippets = tab.locator("#search-results p.context").all_inner_texts()
             assert len(snippets) >= 5
             tex = [s for s in snippets if re.search(r"\\[A-Za-z]+|\\\[|\\\(", s)]

@@ -38,8 +38,6 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 # Defaults of the app's controls (tab 1 and tab 2).
 M, DIST, SEP, SIGMA, SEED, BINS, STRATEGY, DEPLOY = 200, "binormal", 1.5, 1.0, 1, 10, "uniform", 0.05
@@ -54,8 +52,6 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def app_url():
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian 的 chromium 未安装")
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "demo", "--port", str(port)],
@@ -89,17 +85,15 @@ def app_url():
 
 
 @pytest.fixture(scope="module")
-def page(app_url):
-    from playwright.sync_api import sync_playwright
-
+def page(app_url, browser):
+    """One tab on the demo for the tests that operate it in turn (the process's chromium, tests/conftest.py)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        pg = browser.new_page(viewport={"width": 1440, "height": 900}, locale="zh-CN")
-        pg.set_default_timeout(30_000)
-        pg.goto(app_url)
-        yield pg
-        browser.close()
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900}, locale="zh-CN")
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    pg.goto(app_url)
+    yield pg
+    ctx.close()
 
 
 def _wait_state(pg, state_id: str, **attrs: str) -> None:
@@ -107,10 +101,21 @@ def _wait_state(pg, state_id: str, **attrs: str) -> None:
     pg.wait_for_selector(selector, state="attached")
 
 
+#: The page has painted its last change: no finite animation or transition runs (Shiny fades outputs back in).
+SETTLED = "() => document.getAnimations().every(a => a.effect.getTiming().iterations === Infinity)"
+
+
+def _settle(pg) -> None:
+    """Wait until the page has laid out and painted (two animation frames) and no transition runs."""
+    pg.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    pg.wait_for_function(SETTLED)
+
+
 def _shot(pg, name: str) -> None:
     """Screenshot after the visible tab's outputs (plots included) have finished updating."""
-    pg.wait_for_function("() => !document.querySelector('.tab-pane.active .recalculating')")
-    pg.wait_for_timeout(300)
+    pg.wait_for_function("() => !document.querySelector('.tab-pane.active .recalculating')"
+                         " && [...document.querySelectorAll('.tab-pane.active img')].every(i => i.complete)")
+    _settle(pg)
     pg.screenshot(path=str(SHOTS / name), full_page=True)
 
 
@@ -136,7 +141,7 @@ def _set_slider(pg, input_id: str, target: float) -> float:
     pg.mouse.down()
     pg.mouse.move(x, handle["y"] + handle["height"] / 2, steps=8)
     pg.mouse.up()
-    pg.wait_for_timeout(100)
+    _settle(pg)
     current = float(pg.evaluate(f"document.getElementById('{input_id}').value"))
     assert abs(current - target) <= 0.02 + 1e-9, f"slider {input_id} stopped at {current}, target {target}"
     return current
@@ -181,68 +186,62 @@ def _assert_no_traceback(pg) -> None:
     assert "Traceback" not in body and 'File "' not in body
 
 
-def test_demo_has_a_favicon_and_no_request_fails(app_url):
+def test_demo_has_a_favicon_and_no_request_fails(app_url, browser):
     """The tab shows the course icon; no request of the page (favicon included) fails."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        try:
-            pg = browser.new_page()
-            failed: list[str] = []
-            pg.on("response", lambda r: failed.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-            pg.on("requestfailed", lambda r: failed.append(f"failed: {r.url}"))
-            pg.goto(app_url, wait_until="networkidle")
-            icon = pg.evaluate("() => document.querySelector('link[rel=icon]') && document.querySelector('link[rel=icon]').href")
-            assert icon == app_url + "favicon.svg"
-            response = pg.request.get(icon)
-            assert response.ok and response.headers["content-type"].startswith("image/svg+xml")
-            assert not failed, failed
-        finally:
-            browser.close()
+    ctx = browser.new_context()
+    try:
+        pg = ctx.new_page()
+        failed: list[str] = []
+        pg.on("response", lambda r: failed.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+        pg.on("requestfailed", lambda r: failed.append(f"failed: {r.url}"))
+        pg.goto(app_url, wait_until="networkidle")
+        icon = pg.evaluate("() => document.querySelector('link[rel=icon]') && document.querySelector('link[rel=icon]').href")
+        assert icon == app_url + "favicon.svg"
+        response = pg.request.get(icon)
+        assert response.ok and response.headers["content-type"].startswith("image/svg+xml")
+        assert not failed, failed
+    finally:
+        ctx.close()
 
 
 @pytest.mark.parametrize("width, height", [(375, 812), (1280, 800)])
-def test_controls_stay_by_the_outputs_and_the_book_is_one_click_away(app_url, width, height):
+def test_controls_stay_by_the_outputs_and_the_book_is_one_click_away(app_url, browser, width, height):
     """On a phone the controls come first and stay in view while the plots scroll under them; the tabs need no
     menu; a link leads back to the book; the plots are drawn at sizes whose legends ``test_plots`` checks."""
-    from playwright.sync_api import sync_playwright
-
     from coursebook.deployment import load_settings
 
     from .test_plots import SIZES
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        try:
-            pg = browser.new_page(viewport={"width": width, "height": height}, locale="zh-CN")
-            pg.set_default_timeout(30_000)
-            pg.goto(app_url)
-            _wait_state(pg, "t1-state", status="ok", pi="0.50", threshold="0.50")
-            link = pg.locator("#book-link")
-            assert link.is_visible() and link.get_attribute("href") == load_settings().site_url
-            assert pg.get_by_role("tab", name="训练集、验证集与测试集").is_visible()  # no menu button to open first
-            assert not pg.locator(".navbar-toggler").is_visible()
-            _shot(pg, f"demo-tab1-{width}.png")
-            for name, sizes in SIZES.items():
-                w, h = pg.evaluate(f"[document.getElementById('{name}').clientWidth, document.getElementById('{name}').clientHeight]")
-                (w0, h0), (w1, h1) = sizes
-                assert w0 <= w <= w1 and h0 <= h <= h1, f"{name} is drawn at {w}x{h}, outside the sizes test_plots checks"
-            if width < 576:
-                controls = pg.locator(".bslib-sidebar-layout > .sidebar").first
-                first = controls.bounding_box()
-                assert first["y"] < pg.locator("#roc_plot").bounding_box()["y"]  # the controls come first
-                for plot in ("roc_plot", "reliability_plot"):  # scrolled to a plot: τ is still on screen, above it
-                    pg.locator(f"#{plot}").scroll_into_view_if_needed()
-                    pg.wait_for_timeout(200)
-                    slider = pg.locator(".shiny-input-container:has(#threshold) .irs-handle").bounding_box()
-                    assert 0 <= slider["y"] and slider["y"] + slider["height"] <= height * 0.45, (plot, slider)
-                    assert controls.bounding_box()["height"] <= height * 0.45
-                tau = _set_slider(pg, "threshold", 0.3)  # moved with the plot in view
-                _wait_state(pg, "t1-state", status="ok", threshold=f"{tau:.2f}")
-                pg.screenshot(path=str(SHOTS / "demo-tab1-375-scrolled.png"))
-        finally:
-            browser.close()
+    ctx = browser.new_context(viewport={"width": width, "height": height}, locale="zh-CN")
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(30_000)
+        pg.goto(app_url)
+        _wait_state(pg, "t1-state", status="ok", pi="0.50", threshold="0.50")
+        link = pg.locator("#book-link")
+        assert link.is_visible() and link.get_attribute("href") == load_settings().site_url
+        assert pg.get_by_role("tab", name="训练集、验证集与测试集").is_visible()  # no menu button to open first
+        assert not pg.locator(".navbar-toggler").is_visible()
+        _shot(pg, f"demo-tab1-{width}.png")
+        for name, sizes in SIZES.items():
+            w, h = pg.evaluate(f"[document.getElementById('{name}').clientWidth, document.getElementById('{name}').clientHeight]")
+            (w0, h0), (w1, h1) = sizes
+            assert w0 <= w <= w1 and h0 <= h <= h1, f"{name} is drawn at {w}x{h}, outside the sizes test_plots checks"
+        if width < 576:
+            controls = pg.locator(".bslib-sidebar-layout > .sidebar").first
+            first = controls.bounding_box()
+            assert first["y"] < pg.locator("#roc_plot").bounding_box()["y"]  # the controls come first
+            for plot in ("roc_plot", "reliability_plot"):  # scrolled to a plot: τ is still on screen, above it
+                pg.locator(f"#{plot}").scroll_into_view_if_needed()
+                _settle(pg)
+                slider = pg.locator(".shiny-input-container:has(#threshold) .irs-handle").bounding_box()
+                assert 0 <= slider["y"] and slider["y"] + slider["height"] <= height * 0.45, (plot, slider)
+                assert controls.bounding_box()["height"] <= height * 0.45
+            tau = _set_slider(pg, "threshold", 0.3)  # moved with the plot in view
+            _wait_state(pg, "t1-state", status="ok", threshold=f"{tau:.2f}")
+            pg.screenshot(path=str(SHOTS / "demo-tab1-375-scrolled.png"))
+    finally:
+        ctx.close()
 
 
 def test_tab1_numbers_follow_the_reference_and_auc_ignores_pi(page):
