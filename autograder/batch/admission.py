@@ -23,7 +23,6 @@ import multiprocessing
 import os
 import threading
 import time
-from pathlib import Path
 
 INTERVAL = 0.1  # seconds of measurement before an extra job is admitted
 FREE_CORE = 0.75  # cores the pool must leave unused over INTERVAL to admit one more job
