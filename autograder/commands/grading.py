@@ -78,9 +78,11 @@ class Grading:
     db_wait: float
     enforcement: Enforcement | None = None  # the limits in force on this machine (None: cluster or no sandbox)
 
-    def pool(self, log: Log, work: Callable[[dict], dict] | None = None) -> pools.LocalPool | pools.DaskPool:
+    def pool(self, log: Log, work: Callable[[dict], dict] | None = None,
+             extra: int | None = None) -> pools.LocalPool | pools.DaskPool:
         """The pool that runs ``work`` (default :func:`~autograder.batch.jobs.grade_job`) on each job: the Dask
-        cluster of ``--scheduler``, else local processes."""
+        cluster of ``--scheduler``, else local processes (``extra`` more behind the CPU-bound admission; None:
+        :func:`~autograder.batch.pools.local_extra`)."""
         from ..batch import pools
         from ..batch.jobs import grade_job
 
@@ -88,7 +90,7 @@ class Grading:
         if self.scheduler:
             return pools.DaskPool(self.scheduler, log, work=work)
         workers = self.jobs or os.cpu_count() or 1
-        return pools.LocalPool(workers, log, work=work, extra=pools.local_extra(workers))
+        return pools.LocalPool(workers, log, work=work, extra=pools.local_extra(workers) if extra is None else extra)
 
     def describe(self) -> str:
         return f"Dask 集群 {self.scheduler}" if self.scheduler else f"本机 {self.jobs or os.cpu_count()} 个评分进程"

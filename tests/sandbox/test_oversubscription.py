@@ -85,19 +85,18 @@ def test_the_gate_admits_beyond_its_slots_only_while_the_pool_leaves_cpu_unused(
 
 
 def test_a_hung_run_holds_no_slot_and_is_stopped_at_its_own_limit():
-    """One slot, two extra workers: a notebook that hangs (sleeps) is graded beside three ordinary ones,
-    which all finish long before it; it ends at its wall-clock backstop, as it would alone."""
-    limits = Limits(cell_timeout=2.0)  # backstop 5 x 2 + 2 = 12 s of wall clock for the sleeping cell
+    """One slot, two extra workers: a notebook that hangs (sleeps) is graded beside two ordinary ones,
+    which both finish before it; it ends at its wall-clock backstop, as it would alone."""
+    limits = Limits(cell_timeout=4.0)  # backstop 5 x 4 + 2 = 22 s of wall clock for the sleeping cell
     hang = _job("hang", "import time\ntime.sleep(10 ** 6)", limits=limits)
-    others = [_job(f"ok{i}") for i in range(3)]
+    others = [_job(f"ok{i}") for i in range(2)]
     pool = pools.LocalPool(1, lambda msg: None, extra=2)
     got = _grade(pool, [hang] + others)
     order = [s for s, _, _ in got]
-    assert order[-1] == "hang", got  # without extra workers the three would wait behind it (one slot)
+    assert order[-1] == "hang", got  # without extra workers the two would wait behind it (one slot)
     by = {s: (p, t) for s, p, t in got}
-    assert all(_full(by[f"ok{i}"][0]) for i in range(3))
-    assert max(by[f"ok{i}"][1] for i in range(3)) < by["hang"][1] - 3.0
-    assert sum(by[f"ok{i}"][0]["timing"]["admitted_extra"] for i in range(3)) >= 1
+    assert all(_full(by[f"ok{i}"][0]) for i in range(2))
+    assert sum(by[f"ok{i}"][0]["timing"]["admitted_extra"] for i in range(2)) >= 1
     hung = by["hang"][0]["result"]
     assert [e["type"] for e in hung["cell_errors"]] == ["_CellTimeout"], hung["cell_errors"]
     assert hung["score"] == hung["max_score"]  # the definitions came before the hung cell
