@@ -1,5 +1,5 @@
 """Load benchmark (not a test): grade N synthetic submissions with plain ``nbgrader autograde`` (serial)
-and with ``autograder grade`` on 1 worker and on all cores (warm sandboxes, 2 x JOBS extra workers behind the
+and with ``autograder grade`` on 1 worker and on all cores (warm sandboxes, JOBS extra workers behind the
 CPU-bound admission), the same with no extra workers (``AUTOGRADER_EXTRA_WORKERS=0``, one process per core),
 and on all cores with ``AUTOGRADER_SANDBOX=cold`` (a new sandbox per submission); print submissions per
 minute, the ratios, peak memory, ``uptime`` and where the time goes: per submission inside a worker
@@ -136,7 +136,7 @@ def plain_nbgrader(subs: Path, root: Path) -> tuple[float, int]:
 
 
 def ours(subs: Path, out: Path, jobs: int, *, cold: bool = False, extra: int | None = None) -> tuple[float, int, dict]:
-    """``autograder grade --jobs JOBS``; ``extra``: ``AUTOGRADER_EXTRA_WORKERS`` (None: the default, 2 x JOBS)."""
+    """``autograder grade --jobs JOBS``; ``extra``: ``AUTOGRADER_EXTRA_WORKERS`` (None: the default, JOBS)."""
     empty = out.parent / f"empty-{out.name}"
     empty.mkdir()
     timed([str(BIN / "autograder"), "grade", str(empty), "--out", str(out), "--quiet"])  # generate_assignment only
@@ -207,7 +207,7 @@ def bench(n: int, seed: int, work: Path, cores: int) -> None:
     t_nb, m_nb = plain_nbgrader(subs, work / "nbgrader")
     rows.append(("nbgrader autograde, serial", t_nb, m_nb, None))
     runs = {}
-    for jobs in sorted({1, cores}):  # the default: 2 x JOBS extra workers behind the CPU-bound admission
+    for jobs in sorted({1, cores}):  # the default: JOBS extra workers behind the CPU-bound admission
         runs[jobs] = ours(subs, work / f"ours-{jobs}", jobs)
         rows.append((f"autograder grade --jobs {jobs}", *runs[jobs]))
     plain = {}

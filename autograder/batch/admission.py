@@ -25,6 +25,7 @@ import threading
 import time
 
 INTERVAL = 0.1  # seconds of measurement before an extra job is admitted
+PAUSE = 0.2  # seconds after a refusal before any worker of the pool measures again
 FREE_CORE = 0.75  # cores the pool must leave unused over INTERVAL to admit one more job
 MAX_FACTOR = 3  # slots + extra <= MAX_FACTOR x slots
 
@@ -68,7 +69,7 @@ def _threads(root: int) -> dict[tuple[int, str], tuple[int, bool]]:
     return out
 
 
-def cpu_demand(root: int, interval: float = INTERVAL, samples: int = 5) -> float:
+def cpu_demand(root: int, interval: float = INTERVAL, samples: int = 4) -> float:
     """Cores the process tree of ``root`` used or waited for over the next ``interval`` seconds.
 
     The larger of two estimates: the time its threads spent on a CPU or in a run queue (schedstat; a thread
@@ -105,6 +106,7 @@ class CpuGate:
         self.running = ctx.Value("i", 0)  # jobs between enter() and leave()
         self.admitted_extra = ctx.Value("i", 0)  # jobs admitted beyond slots, in all (for run.json and tests)
         self._measure = ctx.Lock()  # one measurement at a time
+        self._refused = ctx.Value("d", 0.0)  # time.monotonic() of the last refusal (shared: one clock per machine)
 
     def enter(self) -> bool:
         """Wait until this worker may start a job; True if it was admitted beyond ``slots``."""
@@ -118,13 +120,18 @@ class CpuGate:
                     if self.running.value < self.slots:
                         self.running.value += 1
                         return False
-                if cpu_demand(self.root) <= self.slots - FREE_CORE:
-                    with self.running.get_lock():
-                        self.running.value += 1
-                    with self.admitted_extra.get_lock():
-                        self.admitted_extra.value += 1
-                    return True
-            time.sleep(INTERVAL)  # not now: measuring costs ~10 ms of CPU for a pool of 40 processes
+                # measuring costs ~10 ms of CPU for a pool of 40 processes: after a refusal nobody measures
+                # for PAUSE seconds (the workers waiting at the gate take turns)
+                pause = self._refused.value + PAUSE - time.monotonic()
+                if pause <= 0:
+                    if cpu_demand(self.root) <= self.slots - FREE_CORE:
+                        with self.running.get_lock():
+                            self.running.value += 1
+                        with self.admitted_extra.get_lock():
+                            self.admitted_extra.value += 1
+                        return True
+                    self._refused.value = time.monotonic()
+            time.sleep(min(max(pause, 0.02), PAUSE))
 
     def leave(self) -> None:
         with self.running.get_lock():

@@ -77,11 +77,12 @@ ENV_EXTRA = "AUTOGRADER_EXTRA_WORKERS"  # extra worker processes of a local pool
 
 
 def local_extra(workers: int) -> int:
-    """Extra worker processes of the command's and the service's local pool: ``AUTOGRADER_EXTRA_WORKERS``
-    if set (0: exactly one process per job slot, as before admission), else ``(MAX_FACTOR - 1) x workers``."""
+    """Extra worker processes of the grading command's local pool: ``AUTOGRADER_EXTRA_WORKERS`` if set (0:
+    exactly one process per job slot, as before admission; at most ``(MAX_FACTOR - 1) x workers``), else
+    ``workers`` (each extra worker costs its start and, once admitted, a zygote)."""
     raw = os.environ.get(ENV_EXTRA, "").strip()
     if not raw:
-        return (admission.MAX_FACTOR - 1) * max(1, workers)
+        return max(1, workers)
     if not raw.isdigit():
         raise ValueError(f"{ENV_EXTRA}={raw!r} 不是非负整数")
     return int(raw)
