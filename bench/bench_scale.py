@@ -1,7 +1,10 @@
 """Load benchmark (not a test): grade N synthetic submissions with plain ``nbgrader autograde`` (serial)
-and with ``autograder grade`` on 1 worker and on all cores (warm sandboxes), and on all cores with
-``AUTOGRADER_SANDBOX=cold`` (a new sandbox per submission, as before warm sandboxes); print submissions per
-minute, the ratios, peak memory, the machine's load average and where the time per submission goes.
+and with ``autograder grade`` on 1 worker and on all cores (warm sandboxes, JOBS extra workers behind the
+CPU-bound admission), the same with no extra workers (``AUTOGRADER_EXTRA_WORKERS=0``, one process per core),
+and on all cores with ``AUTOGRADER_SANDBOX=cold`` (a new sandbox per submission); print submissions per
+minute, the ratios, peak memory, ``uptime`` and where the time goes: per submission inside a worker
+(sandbox start + cells, of which the student's own cells by wall clock and by CPU time; calls + checks;
+admission), in the command process (phases from run.json) and, one at a time, by kind of submission.
 
 Usage: ``.venv/bin/python bench/bench_scale.py [--n 30 100] [--seed 0] [--keep DIR]``; with ``--ab K`` only
 the instructor solution of each assignment, graded in this process alternately with warm and cold
@@ -74,26 +77,21 @@ class PeakRSS:
 
     def __init__(self, pid: int) -> None:
         self.pid, self.peak, self._stop = pid, 0, threading.Event()
+        self._page = os.sysconf("SC_PAGE_SIZE")
         self._t = threading.Thread(target=self._run, daemon=True)
         self._t.start()
 
     def _tree(self) -> int:
-        parent, rss = {}, {}
-        for stat in Path("/proc").glob("[0-9]*/stat"):
+        """Resident bytes of the process and its descendants (found from it through /proc/PID/task/TID/children:
+        a scan of every process of the machine cost ~2 ms per sample, taken from the runs being measured)."""
+        from autograder.sandbox.cgroup import process_tree
+
+        total = 0
+        for pid in {self.pid} | {p for p, _ in process_tree(self.pid)}:
             try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-                pid = int(stat.parent.name)
-                parent[pid] = int(fields[1])
-                rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+                total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * self._page
             except (OSError, IndexError, ValueError):
                 continue
-        total = 0
-        for pid in rss:
-            p = pid
-            while p and p != self.pid:
-                p = parent.get(p, 0)
-            if p == self.pid:
-                total += rss[pid]
         return total
 
     def _run(self) -> None:
@@ -137,27 +135,33 @@ def plain_nbgrader(subs: Path, root: Path) -> tuple[float, int]:
     return total, peak
 
 
-def ours(subs: Path, out: Path, jobs: int, cold: bool = False) -> tuple[float, int, dict]:
+def ours(subs: Path, out: Path, jobs: int, *, cold: bool = False, extra: int | None = None) -> tuple[float, int, dict]:
+    """``autograder grade --jobs JOBS``; ``extra``: ``AUTOGRADER_EXTRA_WORKERS`` (None: the default, JOBS)."""
     empty = out.parent / f"empty-{out.name}"
     empty.mkdir()
     timed([str(BIN / "autograder"), "grade", str(empty), "--out", str(out), "--quiet"])  # generate_assignment only
     env = {"AUTOGRADER_SANDBOX": "cold"} if cold else {}
+    if extra is not None:
+        env["AUTOGRADER_EXTRA_WORKERS"] = str(extra)
     s, peak, _ = timed([str(BIN / "autograder"), "grade", str(subs), "--out", str(out), "--jobs", str(jobs), "--quiet"],
                        env=env)
     return s, peak, json.loads((out / "run.json").read_text(encoding="utf-8"))
 
 
-def profile(kinds: dict[Path, str]) -> dict[str, list[tuple[float, float]]]:
+def profile(kinds: dict[Path, str]) -> dict[str, list[tuple[float, float, float, float]]]:
     """Grade every submission once more in this process, one after another, with a warm sandbox: the seconds of
-    (sandbox start + cells, calls + checks) of each, by kind."""
+    (sandbox start + cells, calls + checks, the student's cells wall, their CPU time) of each, by kind."""
     from autograder.check import grade_with_timing
+    from autograder.sandbox import cell_time
 
-    by_kind: dict[str, list[tuple[float, float]]] = {}
+    by_kind: dict[str, list[tuple[float, float, float, float]]] = {}
     for path, kind in sorted(kinds.items()):
         name = path.parent.name
         t0 = time.monotonic()
+        cells0 = cell_time()
         _, start = grade_with_timing(A[name], REPO / "solutions" / name / f"{A[name].notebook}.ipynb", path, "s")
-        by_kind.setdefault(kind, []).append((start, time.monotonic() - t0 - start))
+        wall, cpu = (a - b for a, b in zip(cell_time(), cells0))
+        by_kind.setdefault(kind, []).append((start, time.monotonic() - t0 - start, wall, cpu))
     return by_kind
 
 
@@ -165,46 +169,83 @@ def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
 
+def _uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def _split(ps: dict) -> str:
+    """One worker's mean seconds per submission, from run.json's per_submission_seconds."""
+    start, cw, cc = ps["process_start_and_cells"], ps.get("student_cells_wall", 0.0), ps.get("student_cells_cpu", 0.0)
+    return (f"sandbox start + cells {start:.3f} s (of which the student's cells {cw:.3f} s wall, {cc:.3f} s CPU; "
+            f"sandbox alone {start - cw:.3f} s; with the cells' CPU instead of their wall {start - cw + cc:.3f} s), "
+            f"calls + checks {ps['calls_and_checks']:.3f} s, job set-up {ps['setup']:.3f} s, "
+            f"waiting for admission {ps.get('admission_wait', 0.0):.3f} s, admitted beyond the cores "
+            f"{100 * ps.get('admitted_extra', 0.0):.0f} %; in the command: gradebook write {ps['db']:.3f} s, "
+            f"result files {ps.get('files', 0.0):.3f} s")
+
+
+def _phases(label: str, t: float, stats: dict) -> str:
+    """Where a run's wall time went, from the command's run.json."""
+    ph = stats.get("phases") or {}
+    if not ph or ph.get("last_result") is None:
+        return f"  {label}: no phases recorded"
+    interp = t - ph["summary_written"]
+    return (f"  {label}: {t:.2f} s = interpreter start and imports until main {interp:.2f} s + until the first jobs "
+            f"are in the workers' hands {ph['jobs_started']:.2f} s + first result after {ph['first_result'] - ph['jobs_started']:.2f} s"
+            f" + the other results {ph['last_result'] - ph['first_result']:.2f} s + recording the last "
+            f"{ph['loop_end'] - ph['last_result']:.2f} s + grades.csv, export and summary "
+            f"{ph['summary_written'] - ph['loop_end']:.2f} s")
+
+
 def bench(n: int, seed: int, work: Path, cores: int) -> None:
     """One size: every row measured here, in this order, on the same submissions."""
     subs = work / "submissions"
     counts, kinds = synthesize(subs, n, seed)
-    load0 = os.getloadavg()
     print(f"{n} submissions (seed {seed}): " + ", ".join(f"{k} {v}" for k, v in counts.items())
-          + f"; {cores} cores; isolation on (bubblewrap); load average at start {load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f}")
+          + f"; {cores} cores; isolation on (bubblewrap); {_uptime()}")
     rows = []
     t_nb, m_nb = plain_nbgrader(subs, work / "nbgrader")
     rows.append(("nbgrader autograde, serial", t_nb, m_nb, None))
-    for jobs in sorted({1, cores}):
-        t, m, stats = ours(subs, work / f"ours-{jobs}", jobs)
-        rows.append((f"autograder grade --jobs {jobs}", t, m, stats))
-    t, m, stats = ours(subs, work / "ours-cold", cores, cold=True)
-    rows.append((f"  same, cold sandboxes, --jobs {cores}", t, m, stats))
-    print(f"{'run':36s} {'seconds':>8s} {'subs/min':>9s} {'vs nbgrader':>12s} {'peak RSS MiB':>13s}")
-    for label, t, m, _ in rows:
-        print(f"{label:36s} {t:8.1f} {60 * n / t:9.1f} {t_nb / t:11.2f}x {m / 2**20:13.0f}")
-    warm_best, one = rows[-2], rows[1]
-    ps = warm_best[3]["per_submission_seconds"]
-    print(f"time per submission inside a worker (--jobs {cores}, mean): sandbox start + notebook cells "
-          f"{ps['process_start_and_cells']:.3f} s, calls + checks (student functions and hidden tests) "
-          f"{ps['calls_and_checks']:.3f} s, job set-up {ps['setup']:.3f} s; gradebook write in the parent {ps['db']:.3f} s")
-    cold_ps = rows[-1][3]["per_submission_seconds"]
-    print(f"  cold sandboxes: sandbox start + notebook cells {cold_ps['process_start_and_cells']:.3f} s, "
-          f"calls + checks {cold_ps['calls_and_checks']:.3f} s")
+    runs = {}
+    for jobs in sorted({1, cores}):  # the default: JOBS extra workers behind the CPU-bound admission
+        runs[jobs] = ours(subs, work / f"ours-{jobs}", jobs)
+        rows.append((f"autograder grade --jobs {jobs}", *runs[jobs]))
+    plain = {}
+    for jobs in sorted({1, cores}):  # one process per core, as before the admission
+        plain[jobs] = ours(subs, work / f"ours-{jobs}-plain", jobs, extra=0)
+        rows.append((f"  same, no extra workers, --jobs {jobs}", *plain[jobs]))
+    cold = ours(subs, work / "ours-cold", cores, cold=True)
+    rows.append((f"  same as --jobs {cores}, cold sandboxes", *cold))
+    print(f"{'run':40s} {'workers':>8s} {'seconds':>8s} {'subs/min':>9s} {'vs nbgrader':>12s} {'peak RSS MiB':>13s}")
+    for label, t, m, stats in rows:
+        procs = "1" if stats is None else f"{stats['workers']}+{stats.get('extra_workers', 0)}"
+        print(f"{label:40s} {procs:>8s} {t:8.1f} {60 * n / t:9.1f} {t_nb / t:11.2f}x {m / 2**20:13.0f}")
+    best = runs[cores]
+    print(f"time per submission inside a worker (--jobs {cores}, mean): {_split(best[2]['per_submission_seconds'])}")
+    print(f"  no extra workers: {_split(plain[cores][2]['per_submission_seconds'])}")
+    print(f"  cold sandboxes: {_split(cold[2]['per_submission_seconds'])}")
+    print("where each run's wall time went (command process):")
+    for label, t, _, stats in rows[1:]:
+        print(_phases(label.strip(), t, stats))
     by_kind = profile(kinds)
-    print("where the time goes (each submission again, one at a time in this process, warm sandbox; mean seconds):")
+    print("each submission again, one at a time in this process, warm sandbox (mean seconds):")
     for kind, xs in sorted(by_kind.items()):
-        print(f"  {kind:8s} {len(xs):4d} submissions: sandbox start + cells {_mean([a for a, _ in xs]):.3f} s, "
-              f"calls + checks {_mean([b for _, b in xs]):.3f} s")
-    every = [a for xs in by_kind.values() for a, _ in xs]
-    not_slow = [a for k, xs in by_kind.items() if k != "slow" for a, _ in xs]
-    load1 = os.getloadavg()
-    ratio = t_nb / warm_best[1]
-    print(f"targets: {ratio:.2f}x serial nbgrader (>= 10x: {'met' if ratio >= 10 else 'NOT met'}); "
-          f"1 -> {cores} workers {one[1] / warm_best[1]:.2f}x (>= 1.8x: {'met' if one[1] / warm_best[1] >= 1.8 else 'NOT met'}); "
-          f"sandbox start + cells {_mean(every):.3f} s mean, {_mean(not_slow):.3f} s without the {counts['slow']} notebooks "
-          f"that sleep 2 s (<= 0.10 s: {'met' if _mean(every) <= 0.10 else 'NOT met'}); "
-          f"warm vs cold sandboxes {rows[-1][1] / warm_best[1]:.2f}x; load average at end {load1[0]:.1f} {load1[1]:.1f} {load1[2]:.1f}")
+        print(f"  {kind:8s} {len(xs):4d} submissions: sandbox start + cells {_mean([x[0] for x in xs]):.3f} s "
+              f"(the student's cells {_mean([x[2] for x in xs]):.3f} s wall, {_mean([x[3] for x in xs]):.3f} s CPU), "
+              f"calls + checks {_mean([x[1] for x in xs]):.3f} s")
+    every = [x for xs in by_kind.values() for x in xs]
+    with_wall = _mean([x[0] for x in every])  # the target as the issue states it: wall clock, sleeping included
+    with_cpu = _mean([x[0] - x[2] + x[3] for x in every])  # the student's cells counted by their CPU time
+    not_slow = _mean([x[0] for k, xs in by_kind.items() if k != "slow" for x in xs])
+    ratio, one_two, one_two_plain = t_nb / best[0], runs[1][0] / best[0], plain[1][0] / plain[cores][0]
+    met = lambda ok: "met" if ok else "NOT met"  # noqa: E731
+    print(f"targets: {ratio:.2f}x serial nbgrader (>= 10x: {met(ratio >= 10)}); 1 -> {cores} workers {one_two:.2f}x "
+          f"({one_two_plain:.2f}x with no extra workers; >= 1.8x: {met(one_two >= 1.8)} with extra workers, "
+          f"{met(one_two_plain >= 1.8)} without); sandbox start + cells (one at a time) {with_wall:.3f} s mean with "
+          f"the student's cells by wall clock, their sleeping included (<= 0.10 s: {met(with_wall <= 0.10)}; "
+          f"{not_slow:.3f} s without the {counts['slow']} notebooks that sleep 2 s), {with_cpu:.3f} s with the "
+          f"student's cells by their CPU time (<= 0.10 s: {met(with_cpu <= 0.10)}); warm vs cold sandboxes "
+          f"{cold[0] / best[0]:.2f}x; {_uptime()}")
 
 
 def warm_cold(k: int) -> None:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Limits
-from ..sandbox import SandboxBroken, self_test
+from ..sandbox import SandboxBroken, cell_time, self_test
 
 
 class JobError(RuntimeError):
@@ -153,6 +153,7 @@ def grade_job(data: dict) -> dict:
         except OSError as exc:
             raise JobError(_io_reason(exc, str(work.parent))) from None
         t0 = time.monotonic()
+        cells0 = cell_time()
         try:
             result, start = grade_with_timing(assignment, source, submission, job.student, sandbox=job.sandbox,
                                               limits=limits)
@@ -161,13 +162,16 @@ def grade_job(data: dict) -> dict:
         except SystemError as exc:  # the interpreter's own failure (e.g. a CPython ast bug in a worker thread)
             raise JobError(f"工作节点 {socket.gethostname()} 的 Python 解释器出错：{str(exc)[:200]}") from None
         total = time.monotonic() - t0
+        cells = [after - before for after, before in zip(cell_time(), cells0)]
     finally:
         shutil.rmtree(work, ignore_errors=True)
         os.close(lock)
     result.fingerprint = job.fingerprint
     return {"result": result.to_json(),
             "timing": {"setup": round(t0 - t_begin, 4), "process_start_and_cells": round(start, 4),
-                       "calls_and_checks": round(max(total - start, 0.0), 4), "grade": round(total, 4)},
+                       "calls_and_checks": round(max(total - start, 0.0), 4), "grade": round(total, 4),
+                       # of process_start_and_cells: the student's cells, start to end (wall) and their CPU time
+                       "student_cells_wall": round(cells[0], 4), "student_cells_cpu": round(cells[1], 4)},
             "worker": f"{socket.gethostname()}:{os.getpid()}"}
 
 

@@ -28,6 +28,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable, Iterator
 
+from . import admission
 from .jobs import Job, JobError, grade_job, worker_init
 
 Event = tuple[Job, "dict | None", "str | None"]
@@ -72,22 +73,58 @@ class RetryPolicy:
         return self._count(job) < self.attempts + 2
 
 
-class LocalPool:
-    """Process pool on this machine."""
+ENV_EXTRA = "AUTOGRADER_EXTRA_WORKERS"  # extra worker processes of a local pool (default: see local_extra)
 
-    def __init__(self, workers: int, log: Callable[[str], None], attempts: int = 3, work: Work = grade_job) -> None:
+
+def local_extra(workers: int) -> int:
+    """Extra worker processes of the grading command's local pool: ``AUTOGRADER_EXTRA_WORKERS`` if set (0:
+    exactly one process per job slot, as before admission; at most ``(MAX_FACTOR - 1) x workers``), else
+    ``workers`` (each extra worker costs its start and, once admitted, a zygote)."""
+    raw = os.environ.get(ENV_EXTRA, "").strip()
+    if not raw:
+        return max(1, workers)
+    if not raw.isdigit():
+        raise ValueError(f"{ENV_EXTRA}={raw!r} 不是非负整数")
+    return int(raw)
+
+
+def _worker_init(gate: admission.CpuGate | None) -> None:
+    worker_init()
+    admission.install(gate)
+
+
+class LocalPool:
+    """Process pool on this machine.
+
+    ``workers`` jobs run at once; ``extra`` more worker processes start a job only while the pool leaves
+    CPU unused (its runs wait: a student's cell sleeps), admitted by one :class:`admission.CpuGate`
+    shared by the pool's workers (:mod:`.admission`).  ``extra=0``: exactly ``workers`` processes, no gate.
+    """
+
+    def __init__(self, workers: int, log: Callable[[str], None], attempts: int = 3, work: Work = grade_job,
+                 extra: int = 0) -> None:
         self.workers = max(1, workers)
+        self.extra = max(0, min(extra, (admission.MAX_FACTOR - 1) * self.workers))
         self.log = log
         self.attempts = attempts
         self.work = work  # a module-level function (it is pickled by name into the spawned workers)
-        self.window = 2 * self.workers + 2
+        self.window = 2 * (self.workers + self.extra) + 2
+        self.gate: admission.CpuGate | None = None  # of the current executor (a rebuilt pool gets a new one)
 
     def describe(self) -> str:
-        return f"本机 {self.workers} 个评分工作进程"
+        more = f"（另有 {self.extra} 个进程在评分任务等待、CPU 空闲时开始评分）" if self.extra else ""
+        return f"本机 {self.workers} 个评分工作进程{more}"
 
     def _pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=worker_init)
+        # a new gate for every executor: a worker killed during a job never gave its place back
+        self.gate = admission.CpuGate(self.workers) if self.extra else None
+        return ProcessPoolExecutor(max_workers=self.workers + self.extra, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_worker_init, initargs=(self.gate,))
+
+    def _submit(self, pool: ProcessPoolExecutor, job: Job):
+        if self.gate is None:
+            return pool.submit(self.work, job.to_json())
+        return pool.submit(admission.admitted, self.work, job.to_json())
 
     def head_start(self, jobs: list[Job]) -> None:
         """Start these jobs now, before :meth:`run` knows which jobs are wanted.
@@ -98,7 +135,7 @@ class LocalPool:
         self._executor = self._pool()
         self._early = {}
         for job in jobs:
-            self._early[job_key(job)] = (self._executor.submit(self.work, job.to_json()), job)
+            self._early[job_key(job)] = (self._submit(self._executor, job), job)
 
     def close(self) -> None:
         """Stop a head start that :meth:`run` never took over (e.g. the gradebook could not open).
@@ -142,7 +179,7 @@ class LocalPool:
                         inflight[started[0]] = started[1]
                         continue
                     try:
-                        inflight[pool.submit(self.work, job.to_json())] = job
+                        inflight[self._submit(pool, job)] = job
                     except BrokenProcessPool:  # a worker died after the last wait: restart the pool below
                         retry.appendleft(job)
                         submit_broken = True

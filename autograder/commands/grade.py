@@ -130,6 +130,7 @@ def _grade_locked(args, t_start, grading: Grading, out, subs_root, assignments, 
     pool = grading.pool(log)
     if not args.scheduler:
         pool.head_start([job_of(e) for e in entries[:pool.window]])
+    jobs_started = time.monotonic() - t_start  # the first jobs are in the workers' hands (run.json "phases")
     try:
         from ..store import ledger  # nbgrader, SQLAlchemy: imported while the head start runs
 
@@ -145,7 +146,7 @@ def _grade_locked(args, t_start, grading: Grading, out, subs_root, assignments, 
             raise CannotGrade(str(exc)) from None
         try:
             return _grade_pending(args, store, assignments, collection, subs, entries, job_of, pool, OutputFolder(out),
-                                  log, t_start)
+                                  log, t_start, jobs_started)
         except ledger.DatabaseUnavailable as exc:
             raise CannotGrade(str(exc)) from None
         finally:
@@ -169,7 +170,7 @@ def _received(job: Job, payload: dict) -> SubmissionResult:
 
 
 def _grade_pending(args, store, assignments, collection: Collection, subs: list[Submission], entries, job_of, pool,
-                   outputs: OutputFolder, log, t_start) -> int:
+                   outputs: OutputFolder, log, t_start, jobs_started: float | None = None) -> int:
     from ..store import ledger  # already imported by grade() (nbgrader): no cost here
 
     names = list(assignments)
@@ -199,7 +200,10 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
     totals = {"process_start_and_cells": 0.0, "calls_and_checks": 0.0, "setup": 0.0, "grade": 0.0, "db": 0.0}
     wanted_keys = {(e[0].student, e[0].assignment, e[2]) for e in pending}
     by_key = {(s.student, s.assignment): s for s in subs}
+    first = last = None  # when the first and the last result arrived (seconds since start)
     for job, payload, error in pool.run(jobs_iter, wanted=wanted_keys):
+        last = time.monotonic() - t_start
+        first = last if first is None else first
         name = job.name
         if error is not None:
             failed.append(name)
@@ -229,7 +233,9 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
         totals["db"] += time.monotonic() - td
         for k, v in payload.get("timing", {}).items():
             totals[k] = totals.get(k, 0.0) + v
+        tw = time.monotonic()
         outputs.write_result(result, title=a.title, notebook=a.notebook, policy=policy)
+        totals["files"] = totals.get("files", 0.0) + time.monotonic() - tw
         note = f"；{result.notes[0][:80]}" if result.notes else ""
         timeouts = [e.cell + 1 for e in result.cell_errors if e.type == "_CellTimeout" and e.cell >= 0]
         if timeouts:
@@ -244,8 +250,13 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
     not_graded = [n.to_json() for n in collection.not_graded]
     outputs.write_summary({n: a.title for n, a in assignments.items()}, committed_results, not_graded)
     graded = len(pending) - len(failed)
+    # where the command's wall time went: start-up until the first jobs were handed out, the first and the last
+    # result, the end of the loop (the last record), the summary files written (seconds since start)
+    phases = {"jobs_started": jobs_started, "first_result": first, "last_result": last, "loop_end": wall,
+              "summary_written": time.monotonic() - t_start}
     stats = {"graded": graded, "failed": failed, "not_graded": not_graded, "wall_seconds": round(wall, 3),
-             "workers": pool.workers, "limits": enforcement.current(),
+             "workers": pool.workers, "extra_workers": getattr(pool, "extra", 0), "limits": enforcement.current(),
+             "phases": {k: None if v is None else round(v, 3) for k, v in phases.items()},
              "per_submission_seconds": {k: round(v / graded, 4) for k, v in totals.items()} if graded else {},
              "submissions_per_minute": round(60.0 * graded / wall, 2) if wall > 0 and graded else 0.0}
     outputs.write_run(stats)

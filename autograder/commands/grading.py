@@ -78,16 +78,19 @@ class Grading:
     db_wait: float
     enforcement: Enforcement | None = None  # the limits in force on this machine (None: cluster or no sandbox)
 
-    def pool(self, log: Log, work: Callable[[dict], dict] | None = None) -> pools.LocalPool | pools.DaskPool:
+    def pool(self, log: Log, work: Callable[[dict], dict] | None = None,
+             extra: int | None = None) -> pools.LocalPool | pools.DaskPool:
         """The pool that runs ``work`` (default :func:`~autograder.batch.jobs.grade_job`) on each job: the Dask
-        cluster of ``--scheduler``, else local processes."""
+        cluster of ``--scheduler``, else local processes (``extra`` more behind the CPU-bound admission; None:
+        :func:`~autograder.batch.pools.local_extra`)."""
         from ..batch import pools
         from ..batch.jobs import grade_job
 
         work = work or grade_job
         if self.scheduler:
             return pools.DaskPool(self.scheduler, log, work=work)
-        return pools.LocalPool(self.jobs or os.cpu_count() or 1, log, work=work)
+        workers = self.jobs or os.cpu_count() or 1
+        return pools.LocalPool(workers, log, work=work, extra=pools.local_extra(workers) if extra is None else extra)
 
     def describe(self) -> str:
         return f"Dask 集群 {self.scheduler}" if self.scheduler else f"本机 {self.jobs or os.cpu_count()} 个评分进程"
@@ -118,6 +121,13 @@ def grading_setup(args: argparse.Namespace, assignments: dict[str, Assignment], 
         log("autograder: 警告：--no-sandbox，学生代码不经隔离运行")
     limits = Limits(call_timeout=args.call_timeout, memory_bytes=args.memory_mib << 20,
                     submission_timeout=args.submission_timeout)
+    if not args.scheduler:
+        from ..batch import pools
+
+        try:
+            pools.local_extra(1)  # a malformed AUTOGRADER_EXTRA_WORKERS is refused here, before any grading
+        except ValueError as exc:
+            raise error(str(exc)) from None
     return Grading(solutions, sources, sandbox, limits, args.scheduler, args.jobs, args.scratch, args.db_wait, held)
 
 

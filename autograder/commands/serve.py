@@ -88,7 +88,9 @@ def serve(args: argparse.Namespace) -> int:
     resettle = db.get_setting("policy_digest") != digest
 
     def make_pool():
-        pool = grading.pool(log, work=worker.grade)  # at a lower CPU priority than the answers to students
+        # at a lower CPU priority than the answers to students; one process per core (docs/scaling.md: extra
+        # workers would hold claimed submissions while they wait for admission, and start cold)
+        pool = grading.pool(log, work=worker.grade, extra=0)
         if not args.scheduler:
             pool.window = pool.workers + 1  # claims taken only when a worker is about to be free
         return pool

@@ -39,6 +39,7 @@ import os
 import select
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections import deque
@@ -62,6 +63,19 @@ def _cell_error(error: object) -> dict[str, str]:
     if not isinstance(error, dict):
         return {"type": "?", "tb": ""}
     return {"type": str(error.get("type"))[:100], "tb": str(error.get("tb"))[:4000]}
+
+
+_cells = threading.local()
+
+
+def cell_time() -> tuple[float, float]:
+    """(wall, CPU) seconds the student cells of every session in this thread took so far, from each cell's start
+    to its end as the runner reported them; CPU time from the run's cgroup (wall clock where it is not accounted).
+
+    The difference is time a student's own cells spent waiting (``time.sleep``, blocked reads): part of a
+    submission's "sandbox start + cells" that no sandbox can save.  Read before and after grading a submission.
+    """
+    return getattr(_cells, "wall", 0.0), getattr(_cells, "cpu", 0.0)
 
 
 class SandboxBroken(RuntimeError):
@@ -427,6 +441,7 @@ class Session:
                                  "cell_wall": cell_wall - time.monotonic()})
                 deadline = min(time.monotonic() + self.limits.setup_timeout, self.deadline)
                 current: int | None = None
+                cell_began: tuple[float, float | None] = (0.0, None)
                 cell_deadline, cell_cpu = deadline, None
                 # what the runner may say, in this order only: cell_start/cell_done for each cell sent, then ready;
                 # isolate_error only as the very first answer (before any student code ran).  Student code runs
@@ -452,12 +467,14 @@ class Session:
                     if op == "cell_start" and current is None and type(index) is int and index == expected:
                         current = index
                         cell_deadline, cell_cpu = self._limits_for(self.limits.cell_timeout)
+                        cell_began = (time.monotonic(), self._cpu())
                     elif op == "cell_done" and current is not None and type(index) is int and index == current:
                         error = msg.get("error")
                         if error:
                             self.report.cell_errors[current] = _cell_error(error)
                         current = None
                         position += 1
+                        self._cell_ended(cell_began)
                     elif op == "ready" and current is None and position == len(order):
                         return True
                     else:
@@ -465,6 +482,8 @@ class Session:
                         ok = False
                         break
                 why = msg if isinstance(msg, str) else "crash"
+                if current is not None:  # the cell that hung or crashed the run: its time was the student's
+                    self._cell_ended(cell_began)
                 self.kill(why)
                 if time.monotonic() >= self.deadline:
                     self.report.out_of_time = True
@@ -477,6 +496,13 @@ class Session:
             return False
         finally:
             self.start_seconds += time.monotonic() - t0
+
+    def _cell_ended(self, began: tuple[float, float | None]) -> None:
+        """Add a student cell's wall and CPU time (run's cgroup; wall clock without one) to :func:`cell_time`."""
+        wall = time.monotonic() - began[0]
+        cpu = self._cpu()
+        _cells.wall = getattr(_cells, "wall", 0.0) + wall
+        _cells.cpu = getattr(_cells, "cpu", 0.0) + (wall if cpu is None or began[1] is None else max(0.0, cpu - began[1]))
 
     def ensure_started(self) -> bool:
         if self._alive():

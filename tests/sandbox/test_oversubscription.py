@@ -1,0 +1,147 @@
+"""More submissions in flight than job slots: a waiting run leaves its core to others, limits stay the same.
+
+A :class:`LocalPool` with ``extra`` worker processes admits a job beyond its slots only while its own
+processes leave CPU unused (:mod:`autograder.batch.admission`).  These tests grade real notebooks in real
+sandboxes through the pool, the way ``autograder grade`` does, with one job slot so that every admission
+beyond it is visible.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.batch import admission, pools
+from autograder.batch.jobs import Job
+from autograder.check import get_assignment
+from autograder.model import Limits
+from autograder.sandbox.cgroup import SandboxCgroups
+
+pytestmark = pytest.mark.slow  # real sandboxes, real worker processes
+REPO = Path(__file__).resolve().parents[2]
+ASSIGNMENT = "ps2_roc_auc"
+
+if SandboxCgroups(processes=8, cpus=1, memory_bytes=1 << 30).cpu_seconds() is None:
+    pytest.skip("needs root and cgroup CPU accounting (the grader then falls back to wall-clock limits)",
+                allow_module_level=True)
+
+
+def _job(student: str, extra: str = "", *, in_answer: bool = False, limits: Limits | None = None) -> Job:
+    """A job of the instructor solution of ASSIGNMENT, with ``extra`` code appended as a cell (or at the top of
+    the answer cell)."""
+    a = get_assignment(ASSIGNMENT)
+    source = (REPO / "solutions" / ASSIGNMENT / f"{a.notebook}.ipynb").read_bytes()
+    nb = json.loads(source)
+    if in_answer:
+        answer = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("solution"))
+        answer["source"] = extra + "\n" + "".join(answer["source"])
+    elif extra:
+        nb["cells"].append({"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": extra})
+    return Job(student, ASSIGNMENT, f"fp-{student}", a.notebook, json.dumps(nb).encode(), source, True,
+               limits or Limits())
+
+
+def _grade(pool: pools.LocalPool, jobs: list[Job]) -> list[tuple[str, dict, float]]:
+    """(student, payload, seconds from the start) of each job, in the order the results arrived."""
+    t0 = time.monotonic()
+    out = []
+    for job, payload, error in pool.run(jobs):
+        assert error is None, (job.student, error)
+        out.append((job.student, payload, time.monotonic() - t0))
+    return out
+
+
+def _full(payload: dict) -> bool:
+    r = payload["result"]
+    return r["score"] == r["max_score"] and not r["cell_errors"]
+
+
+def test_the_gate_admits_beyond_its_slots_only_while_the_pool_leaves_cpu_unused():
+    gate = admission.CpuGate(1)  # this process's tree is the pool
+    assert gate.enter() is False  # the slot: at once
+    spinner = subprocess.Popen([sys.executable, "-c", "while True:\n    pass\n"])
+    try:
+        admitted: list[bool] = []
+        t = threading.Thread(target=lambda: admitted.append(gate.enter()), daemon=True)
+        time.sleep(0.3)
+        t.start()
+        t.join(1.5)
+        # a child computing (or waiting for a CPU) is one core of demand: nothing beyond the slot
+        assert not admitted and t.is_alive()
+    finally:
+        spinner.kill()
+        spinner.wait()
+    t.join(5.0)
+    assert admitted == [True] and gate.running.value == 2 and gate.admitted_extra.value == 1
+    gate.leave()
+    gate.leave()
+    assert gate.running.value == 0 and gate.enter() is False  # a free slot again: no measurement
+
+
+def test_a_hung_run_holds_no_slot_and_is_stopped_at_its_own_limit():
+    """One slot, two extra workers: a notebook that hangs (sleeps) is graded beside two ordinary ones,
+    which both finish before it; it ends at its wall-clock backstop, as it would alone."""
+    limits = Limits(cell_timeout=4.0)  # backstop 5 x 4 + 2 = 22 s of wall clock for the sleeping cell
+    hang = _job("hang", "import time\ntime.sleep(10 ** 6)", limits=limits)
+    others = [_job(f"ok{i}") for i in range(2)]
+    pool = pools.LocalPool(1, lambda msg: None, extra=2)
+    got = _grade(pool, [hang] + others)
+    order = [s for s, _, _ in got]
+    assert order[-1] == "hang", got  # without extra workers the two would wait behind it (one slot)
+    by = {s: (p, t) for s, p, t in got}
+    assert all(_full(by[f"ok{i}"][0]) for i in range(2))
+    assert sum(by[f"ok{i}"][0]["timing"]["admitted_extra"] for i in range(2)) >= 1
+    hung = by["hang"][0]["result"]
+    assert [e["type"] for e in hung["cell_errors"]] == ["_CellTimeout"], hung["cell_errors"]
+    assert hung["score"] == hung["max_score"]  # the definitions came before the hung cell
+    assert by["hang"][0]["timing"]["grade"] >= limits.wall_backstop(limits.cell_timeout) - 1.0
+
+
+# an honest answer cell that first waits 2 s, then computes for 2 s of its own CPU time
+WAIT_THEN_COMPUTE = ("import time\ntime.sleep(2.0)\nt0 = time.process_time()\nn = 0\n"
+                     "while time.process_time() - t0 < 2.0:\n    n += 1\n")
+
+
+def test_limits_are_unchanged_when_more_runs_than_slots_compute_at_once():
+    """Three notebooks wait (so the gate admits them all on one slot) and then compute 2 s of CPU time at
+    the same moment, on a 2-core machine: each needs 2 s of its 4 s CPU limit and gets full marks, as alone;
+    a fourth that computes without end is stopped by the same CPU limit."""
+    limits = Limits(cell_timeout=4.0)
+    honest = [_job(f"honest{i}", WAIT_THEN_COMPUTE, in_answer=True, limits=limits) for i in range(3)]
+    spin = _job("spin", "import time\ntime.sleep(2.0)\nwhile True:\n    pass", limits=limits)
+    pool = pools.LocalPool(1, lambda msg: None, extra=2)
+    got = {s: p for s, p, _ in _grade(pool, honest + [spin])}
+    for i in range(3):
+        r = got[f"honest{i}"]
+        assert _full(r), r["result"]["cell_errors"]
+        assert r["timing"]["student_cells_cpu"] >= 2.0  # the computation really ran, in CPU time of its own run
+    assert sum(got[f"honest{i}"]["timing"]["admitted_extra"] for i in range(3)) + got["spin"]["timing"]["admitted_extra"] >= 2
+    stopped = got["spin"]["result"]
+    assert [e["type"] for e in stopped["cell_errors"]] == ["_CellTimeout"]
+    # stopped at its 4 s of CPU time (measured by the grader from the moment it read the cell's start, which
+    # a busy machine delays), not by wall clock: 4 s of wall clock would have left it 2 s after its sleep
+    assert 3.0 <= got["spin"]["timing"]["student_cells_cpu"] < 7.0
+
+
+KILLER = ("import os, signal\nhit = 0\nfor pid in range(1, 1 << 15):\n    if pid != os.getpid():\n        try:\n"
+          "            os.kill(pid, signal.SIGKILL)\n            hit += 1\n        except OSError:\n            pass\n"
+          "assert hit <= 1, hit\n")  # its own namespace's init at most
+
+
+def test_a_run_admitted_beside_a_waiting_one_cannot_signal_it():
+    """The waiting run's worker lets the pool admit another job; that run's kills reach nothing outside its own
+    PID namespace, and the waiting run finishes with full marks."""
+    victim = _job("victim", "import time\ntime.sleep(4.0)")
+    killer = _job("killer", KILLER)
+    pool = pools.LocalPool(1, lambda msg: None, extra=1)
+    got = {s: (p, t) for s, p, t in _grade(pool, [victim, killer])}
+    assert got["killer"][0]["timing"]["admitted_extra"] == 1  # it ran while the victim waited
+    assert got["killer"][1] < got["victim"][1]
+    assert _full(got["victim"][0]), got["victim"][0]["result"]
+    assert _full(got["killer"][0]), got["killer"][0]["result"]  # its loop ran, and hit nothing but its own init
