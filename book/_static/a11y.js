@@ -41,27 +41,37 @@
     });
   }
 
-  // A display formula wider than the column scrolls in its box (course.css): a keyboard reader reaches
-  // it with Tab and scrolls it with the arrow keys (WCAG 2.1.1).  Only the formulas that scroll at the
-  // present width are tab stops; the formulas are static HTML (book/_ext/static_math.py).
-  function focusableFormulas() {
-    document.querySelectorAll("div.math > mjx-container[display='true']").forEach(function (m) {
-      if (m.scrollWidth > m.clientWidth + 1) {
-        m.setAttribute("tabindex", "0");
-      } else {
-        m.removeAttribute("tabindex");
-      }
-    });
-  }
+  // A box wider than its column scrolls sideways: a display formula (course.css), a code block, a cell's
+  // output, a table.  A keyboard reader reaches it with Tab and scrolls it with the arrow keys (WCAG
+  // 2.1.1): only the boxes that scroll at the present width are tab stops.  The theme measured every box
+  // at once on "load" (pydata-sphinx-theme's addTabStopsToScrollableElements, left out of its script by
+  // book/_ext/page_speed.py): a forced layout of the whole page, sections that are not on screen included
+  // (course.css lets the browser skip them).  Here the boxes are measured in document order, a few at a
+  // time while the browser is idle, so no task is long; again after a resize.
+  var SCROLLERS = "div.math > mjx-container[display='true'], pre, .nboutput > .output_area, .cell_output > .output, " +
+    ".jp-RenderedHTMLCommon, .pst-scrollable-table-container";
+  var idle = window.requestIdleCallback || function (f) { return setTimeout(function () { f({ timeRemaining: function () { return 8; } }); }, 1); };
+  var pass = 0;
 
-  function start() {
-    fix();
-    focusableFormulas();
-    var pending = null;
-    window.addEventListener("resize", function () {
-      clearTimeout(pending);
-      pending = setTimeout(focusableFormulas, 150);
-    });
+  function scrollStops() {
+    var boxes = Array.prototype.slice.call(document.querySelectorAll(SCROLLERS));
+    var mine = ++pass;
+    var next = 0;
+    function some(deadline) {
+      if (mine !== pass) { return; }            // a newer pass (after a resize) took over
+      var scrolls = [];
+      var start = next;
+      do {                                      // measure a few boxes, then write: one layout per batch
+        var box = boxes[next];
+        scrolls.push(box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1);
+        next += 1;
+      } while (next < boxes.length && next - start < 20 && deadline.timeRemaining() > 2);
+      for (var i = start; i < next; i += 1) {
+        if (scrolls[i - start]) { boxes[i].setAttribute("tabindex", "0"); } else { boxes[i].removeAttribute("tabindex"); }
+      }
+      if (next < boxes.length) { idle(some); } else { document.documentElement.dataset.scrollStops = "done"; }
+    }
+    if (boxes.length) { idle(some); } else { document.documentElement.dataset.scrollStops = "done"; }
   }
 
   if (document.readyState === "loading") {
