@@ -74,6 +74,16 @@
     if (boxes.length) { idle(some); } else { document.documentElement.dataset.scrollStops = "done"; }
   }
 
+  function start() {
+    fix();
+    scrollStops();
+    var pending = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(pending);
+      pending = setTimeout(scrollStops, 150);
+    });
+  }
+
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);
   } else {

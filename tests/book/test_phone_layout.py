@@ -40,6 +40,9 @@ SIZES = {"375": {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "
 MISFITS = """() => {
   const out = [];
   const article = document.querySelector('article.bd-article');
+  // the browser skips the sections off screen until the reader scrolls near them (course.css): every
+  // section is measured as it will be drawn
+  article.querySelectorAll('section').forEach(s => { s.style.contentVisibility = 'visible'; });
   const art = article.getBoundingClientRect();
   const name = el => (el.closest('div.math') && el.closest('div.math').id) || (el.textContent || '').trim().slice(0, 40);
   const scrolls = el => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
