@@ -43,40 +43,43 @@
 
   // A box wider than its column scrolls sideways: a display formula (course.css), a code block, a cell's
   // output, a table.  A keyboard reader reaches it with Tab and scrolls it with the arrow keys (WCAG
-  // 2.1.1): only the boxes that scroll at the present width are tab stops.  The theme measured every box
-  // at once on "load" (pydata-sphinx-theme's addTabStopsToScrollableElements, left out of its script by
-  // book/_ext/page_speed.py): a forced layout of the whole page, sections that are not on screen included
-  // (course.css lets the browser skip them).  Here the boxes are measured in document order, a few at a
-  // time while the browser is idle, so no task is long; again after a resize.
+  // 2.1.1).  The theme measured every box of the page on "load" (pydata-sphinx-theme's
+  // addTabStopsToScrollableElements, left out of its script by book/_ext/page_speed.py): a forced style
+  // and layout of the whole page, the sections off screen included, which the browser otherwise skips
+  // until the reader scrolls near them (course.css).  Here every box starts as a tab stop, and a box is
+  // measured when it comes within a screen of the viewport (its section is drawn then anyway): one that
+  // does not scroll at the present width stops being a tab stop; again after a resize.
   var SCROLLERS = "div.math > mjx-container[display='true'], pre, .nboutput > .output_area, .cell_output > .output, " +
     ".jp-RenderedHTMLCommon, .pst-scrollable-table-container";
-  var idle = window.requestIdleCallback || function (f) { return setTimeout(function () { f({ timeRemaining: function () { return 8; } }); }, 1); };
-  var pass = 0;
+  var watcher = null;
+
+  function measure(entries) {
+    var near = entries.filter(function (e) { return e.isIntersecting; }).map(function (e) { return e.target; });
+    var scrolls = near.map(function (box) {          // read every box, then write: one layout
+      return box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1;
+    });
+    near.forEach(function (box, i) {
+      if (scrolls[i]) { box.setAttribute("tabindex", "0"); } else { box.removeAttribute("tabindex"); }
+      watcher.unobserve(box);
+    });
+  }
 
   function scrollStops() {
-    var boxes = Array.prototype.slice.call(document.querySelectorAll(SCROLLERS));
-    var mine = ++pass;
-    var next = 0;
-    function some(deadline) {
-      if (mine !== pass) { return; }            // a newer pass (after a resize) took over
-      var scrolls = [];
-      var start = next;
-      do {                                      // measure a few boxes, then write: one layout per batch
-        var box = boxes[next];
-        scrolls.push(box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1);
-        next += 1;
-      } while (next < boxes.length && next - start < 20 && deadline.timeRemaining() > 2);
-      for (var i = start; i < next; i += 1) {
-        if (scrolls[i - start]) { boxes[i].setAttribute("tabindex", "0"); } else { boxes[i].removeAttribute("tabindex"); }
-      }
-      if (next < boxes.length) { idle(some); } else { document.documentElement.dataset.scrollStops = "done"; }
-    }
-    if (boxes.length) { idle(some); } else { document.documentElement.dataset.scrollStops = "done"; }
+    if (watcher) { watcher.disconnect(); }
+    var boxes = document.querySelectorAll(SCROLLERS);
+    if (!("IntersectionObserver" in window)) { return; }
+    watcher = new IntersectionObserver(measure, { rootMargin: "100% 0px" });
+    boxes.forEach(function (box) {
+      box.setAttribute("tabindex", "0");
+      watcher.observe(box);
+    });
+    document.documentElement.dataset.scrollStops = "set";
   }
 
   function start() {
     fix();
-    scrollStops();
+    // measured once the page's fonts and figures are in (a code block widens when its font arrives)
+    if (document.readyState === "complete") { scrollStops(); } else { window.addEventListener("load", scrollStops); }
     var pending = null;
     window.addEventListener("resize", function () {
       clearTimeout(pending);
