@@ -47,7 +47,7 @@ import unused_css
 logger = logging.getLogger(__name__)
 
 #: Bump when the rewriting below changes: pages already written are then written (and rewritten) again.
-VERSION = "11"
+VERSION = "12"
 
 ICONS_CSS = "course-speed.css"  # the icons and the sizing rule of lazy figures
 FONTAWESOME_TAG = re.compile(r'<script defer src="(?P<prefix>[^"]*?)_static/scripts/fontawesome\.js[^"]*"></script>')

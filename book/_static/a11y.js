@@ -76,8 +76,19 @@
     document.documentElement.dataset.scrollStops = "set";
   }
 
+  // In-page links: a section the browser skipped (course.css) has only an estimated height, so a scroll
+  // to an anchor below it could stop short.  The first in-page link followed draws every section first.
+  function drawAllSections() {
+    document.documentElement.classList.add("course-all-sections");
+  }
+
   function start() {
     fix();
+    document.addEventListener("click", function (event) {
+      var link = event.target.closest ? event.target.closest("a[href*='#']") : null;
+      if (link && link.hash && link.pathname === window.location.pathname) { drawAllSections(); }
+    }, true);
+    window.addEventListener("hashchange", drawAllSections);
     // measured once the page's fonts and figures are in (a code block widens when its font arrives)
     if (document.readyState === "complete") { scrollStops(); } else { window.addEventListener("load", scrollStops); }
     var pending = null;
