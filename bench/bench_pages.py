@@ -6,7 +6,9 @@ page of ``_toc.yml`` plus the search page, with Lighthouse's mobile profile: sim
 (150 ms RTT, 1.6 Mbit/s) and a 4x slower CPU, i.e. a mid-range phone.  For each page it prints the
 performance score, Largest Contentful Paint, Total Blocking Time, the number of requests and the bytes
 transferred (compressed) before any interaction, the HTML's own size and the largest resource, so a
-regression shows which page grew.  The peer, measured in the same run, is a plain page with the same
+regression shows which page grew; and where the main thread's time goes (Lighthouse's
+mainthread-work-breakdown: style and layout, script, the rest) with the number of DOM elements, so a
+regression of TBT shows its cause.  The peer, measured in the same run, is a plain page with the same
 text and no style, script or image: ``LCP / plain`` tells how much the course's theme, math and
 figures cost over bare text on the same machine.
 
@@ -14,10 +16,13 @@ Targets (issue 24), on every page: performance score >= 95, LCP <= 2.5 s and at 
 TBT <= 150 ms, CLS <= 0.05, <= 500 kB transferred before interaction.  The table marks every missed
 target of a page; the exit status is 1 if a page misses one.
 
-    .venv/bin/python bench/bench_pages.py [--pages roc,intro] [--site _build/html] [--json artifacts/bench-pages.json]
+    .venv/bin/python bench/bench_pages.py [--pages roc,intro] [--site _build/html] [--instructor]
+                                          [--json artifacts/bench-pages.json]
 
-``--site`` measures another built site, e.g. the instructor edition (``_build/instructor/_build/html``)
-or a copy of an earlier build, for a before/after table.
+``--site`` measures another built site, e.g. a copy of an earlier build, for a before/after table;
+``--instructor`` measures the instructor edition (``make book-instructor``:
+``_build/instructor/_build/html``), whose table of contents has the same pages.  ``make bench-pages``
+measures both editions when both are built.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
+INSTRUCTOR_SITE = ROOT / "_build" / "instructor" / "_build" / "html"
 LIGHTHOUSE = ROOT / "bench" / "node_modules" / "lighthouse" / "cli" / "index.js"
 CHROMIUM = "/usr/bin/chromium"
 CHROME_FLAGS = "--headless=new --no-sandbox --disable-gpu --disable-quic --no-first-run " \
@@ -122,32 +128,51 @@ class PageResult:
     html_bytes: int
     largest: str
     largest_bytes: int
+    style_layout_ms: float
+    script_ms: float
+    other_ms: float
+    dom_elements: int
 
 
 REPORTS = ROOT / "artifacts" / "bench-pages"
 
 
-def lighthouse(url: str, name: str) -> dict:
+def lighthouse(url: str, name: str, reports: Path = REPORTS) -> dict:
     """One Lighthouse run (performance only, mobile profile, simulated throttling); the JSON report.
 
-    The full report is kept as ``artifacts/bench-pages/<name>.json`` (open it in Lighthouse's viewer to see why).
+    The full report is kept as ``<reports>/<name>.json`` (``artifacts/bench-pages/<edition>/``; open it in
+    Lighthouse's viewer to see why).
     """
-    REPORTS.mkdir(parents=True, exist_ok=True)
-    if True:
-        out = REPORTS / (name.replace("/", "_").removesuffix(".html") + ".json")
-        env = dict(os.environ, CHROME_PATH=CHROMIUM)
-        proc = subprocess.run(
-            ["node", str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}",
-             "--only-categories=performance", "--form-factor=mobile", "--throttling-method=simulate",
-             f"--chrome-flags={CHROME_FLAGS}"],
-            env=env, capture_output=True, text=True, timeout=300,
-        )
-        if proc.returncode != 0 or not out.is_file():
-            raise RuntimeError(f"lighthouse failed on {url}: {proc.stderr[-2000:]}")
-        return json.loads(out.read_text(encoding="utf-8"))
+    reports.mkdir(parents=True, exist_ok=True)
+    out = reports / (name.replace("/", "_").removesuffix(".html") + ".json")
+    env = dict(os.environ, CHROME_PATH=CHROMIUM)
+    proc = subprocess.run(
+        ["node", str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}",
+         "--only-categories=performance", "--form-factor=mobile", "--throttling-method=simulate",
+         f"--chrome-flags={CHROME_FLAGS}"],
+        env=env, capture_output=True, text=True, timeout=300,
+    )
+    if proc.returncode != 0 or not out.is_file():
+        raise RuntimeError(f"lighthouse failed on {url}: {proc.stderr[-2000:]}")
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+#: Lighthouse's groups of main-thread work (mainthread-work-breakdown) reported as "script".
+SCRIPT_GROUPS = {"scriptEvaluation", "scriptParseCompile"}
+
+
+def main_thread(audits: dict) -> tuple[float, float, float]:
+    """Milliseconds of main-thread work (with the simulated 4x slower CPU): style and layout, script, the rest."""
+    groups: dict[str, float] = {}
+    for item in audits.get("mainthread-work-breakdown", {}).get("details", {}).get("items", []):
+        groups[item["group"]] = groups.get(item["group"], 0.0) + item["duration"]
+    style = groups.pop("styleLayout", 0.0)
+    script = sum(groups.pop(g, 0.0) for g in SCRIPT_GROUPS)
+    return style, script, sum(groups.values())
 
 
 def summarize(page: str, report: dict) -> PageResult:
+    """The row of ``page`` from its Lighthouse report."""
     audits = report["audits"]
     items = audits["network-requests"]["details"]["items"]
     biggest = max(items, key=lambda i: i.get("transferSize", 0))
@@ -163,6 +188,8 @@ def summarize(page: str, report: dict) -> PageResult:
         html_bytes=int(document.get("transferSize", 0)),
         largest=biggest["url"].rsplit("/", 1)[-1].split("?")[0][:38],
         largest_bytes=int(biggest.get("transferSize", 0)),
+        **dict(zip(("style_layout_ms", "script_ms", "other_ms"), main_thread(audits))),
+        dom_elements=int(audits.get("dom-size", {}).get("numericValue", 0)),
     )
 
 
@@ -179,38 +206,29 @@ def misses(result: PageResult, plain: PageResult) -> list[str]:
     return [why for ok, why in checks if not ok]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pages", help="comma-separated substrings of page paths to measure (default: all)")
-    parser.add_argument("--json", type=Path, default=ROOT / "artifacts" / "bench-pages.json")
-    parser.add_argument("--site", type=Path, default=SITE, help="the built site to measure (default: _build/html)")
-    args = parser.parse_args(argv)
-    site = args.site.resolve()
-    if not (site / "index.html").is_file():
-        sys.exit("先运行 make book（找不到 _build/html）")
-    if not LIGHTHOUSE.is_file():
-        sys.exit("先运行 make bench-pages（npm 安装 bench/package.json 中的 Lighthouse）")
-    pages = toc_pages()
-    if args.pages:
-        keys = args.pages.split(",")
-        pages = [p for p in pages if any(k in p for k in keys)]
+def measure(site: Path, pages: list[str], reports: Path) -> tuple[PageResult, list[PageResult]]:
+    """Serve ``site`` and run Lighthouse on its plain peer, then on each of ``pages``: (peer, pages)."""
     peer = write_peer(site)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(GzipHandler, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}/"
     results: list[PageResult] = []
-    load_before = os.getloadavg()[0]
     try:
-        plain = summarize("(plain text peer)", lighthouse(base + peer, "plain-peer"))
+        plain = summarize("(plain text peer)", lighthouse(base + peer, "plain-peer", reports))
         for page in pages:
-            results.append(summarize(page, lighthouse(base + page, page)))
+            results.append(summarize(page, lighthouse(base + page, page, reports)))
             print(f"  measured {page}", file=sys.stderr, flush=True)
     finally:
         server.shutdown()
         (site / peer).unlink(missing_ok=True)
+    return plain, results
 
+
+def print_table(plain: PageResult, results: list[PageResult]) -> list[str]:
+    """Print the table of one site (the peer first); the pages that miss a target."""
     header = (f"{'page':<36} {'score':>5} {'LCP s':>6} {'LCP/plain':>9} {'TBT ms':>7} {'CLS':>5} {'req':>4} "
-              f"{'KB sent':>8} {'HTML KB':>8}  largest resource (KB)")
+              f"{'KB sent':>8} {'HTML KB':>8} {'style+layout':>12} {'script':>6} {'other':>6} {'DOM':>5}  "
+              f"largest resource (KB)")
     print(header)
     print("-" * len(header))
     failing = []
@@ -221,17 +239,53 @@ def main(argv: list[str] | None = None) -> int:
             flag = "  <-- misses: " + ", ".join(missed)
             failing.append(r.page)
         print(f"{r.page:<36} {r.score:>5.0f} {r.lcp_ms / 1000:>6.2f} {r.lcp_ms / plain.lcp_ms:>9.2f} {r.tbt_ms:>7.0f} "
-              f"{r.cls:>5.3f} "
-              f"{r.requests:>4} {r.transfer_bytes / 1000:>8.0f} {r.html_bytes / 1000:>8.1f}  "
+              f"{r.cls:>5.3f} {r.requests:>4} {r.transfer_bytes / 1000:>8.0f} {r.html_bytes / 1000:>8.1f} "
+              f"{r.style_layout_ms:>12.0f} {r.script_ms:>6.0f} {r.other_ms:>6.0f} {r.dom_elements:>5}  "
               f"{r.largest} ({r.largest_bytes / 1000:.0f}){flag}")
-    print(f"load average (1 min) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores: "
-          "Lighthouse scales the CPU time it observes, so a busy machine lowers LCP/TBT scores; bytes and requests do not vary")
     worst = max(results, key=lambda r: r.transfer_bytes)
-    print(f"\n{len(results)} pages; lowest score {min(r.score for r in results):.0f} (target >= {TARGET_SCORE}); "
+    print(f"{len(results)} pages; lowest score {min(r.score for r in results):.0f} (target >= {TARGET_SCORE}); "
           f"heaviest {worst.page} {worst.transfer_bytes / 1000:.0f} KB (target <= {TARGET_BYTES / 1000:.0f} KB); "
           f"{len(failing)} pages miss a target")
+    return failing
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure the built editions (or ``--site``) and print a table per edition; 1 if a page misses a target."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", help="comma-separated substrings of page paths to measure (default: all)")
+    parser.add_argument("--json", type=Path, default=ROOT / "artifacts" / "bench-pages.json")
+    parser.add_argument("--site", type=Path, action="append",
+                        help="a built site to measure (repeatable; default: _build/html and, if built, the instructor edition)")
+    parser.add_argument("--instructor", action="store_true", help="measure only the instructor edition")
+    args = parser.parse_args(argv)
+    if args.instructor:
+        sites = [INSTRUCTOR_SITE]
+    else:
+        sites = args.site or [SITE] + ([INSTRUCTOR_SITE] if (INSTRUCTOR_SITE / "index.html").is_file() else [])
+    for site in sites:
+        if not (site / "index.html").is_file():
+            sys.exit(f"找不到 {site}/index.html：先运行 make book（教师版：make book-instructor）")
+    if not LIGHTHOUSE.is_file():
+        sys.exit("先运行 make bench-pages（npm 安装 bench/package.json 中的 Lighthouse）")
+    pages = toc_pages()
+    if args.pages:
+        keys = args.pages.split(",")
+        pages = [p for p in pages if any(k in p for k in keys)]
+    load_before = os.getloadavg()[0]
+    failing: list[str] = []
+    record = []
+    for site in sites:
+        site = site.resolve()
+        name = "instructor" if site == INSTRUCTOR_SITE.resolve() else "public" if site == SITE.resolve() else site.name
+        plain, results = measure(site, pages, REPORTS / name)
+        print(f"\n== {site.relative_to(ROOT) if site.is_relative_to(ROOT) else site} ({name}) ==")
+        failing += [f"{name}:{page}" for page in print_table(plain, results)]
+        record.append({"site": str(site), "edition": name, "pages": [asdict(r) for r in [plain, *results]]})
+    print(f"\nload average (1 min) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores: "
+          "Lighthouse scales the CPU time it observes, so a busy machine lowers LCP/TBT scores; bytes and requests do not vary")
+    print(f"{len(failing)} pages miss a target" + (f": {', '.join(failing)}" if failing else ""))
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps([asdict(r) for r in [plain, *results]], ensure_ascii=False, indent=1), encoding="utf-8")
+    args.json.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
     return 1 if failing else 0
 
 

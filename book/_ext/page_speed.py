@@ -20,6 +20,9 @@ After an HTML build, every page is rewritten once (idempotent):
   myst-nb) without the rules no page can match (``unused_css.py``): a copy ``<name>.site.css`` next to
   each (Sphinx keeps its own copy), linked instead with a version of its content.  Only for the site
   (the ``html`` builder): the PDF edition's single page keeps the full stylesheets for its print script;
+* the theme's script (pydata-sphinx-theme.js) without its loop that measures every scrollable box of the
+  page at once on ``load`` (``theme_script.py``; ``a11y.js`` gives those boxes their tab stops in small
+  batches): a copy ``pydata-sphinx-theme.site.js``, linked instead with a version of its content;
 * figures (``_images/*.png``) load lazily (``loading="lazy"``), with their pixel size as ``width`` and
   ``height`` so that the page does not jump when they arrive: a phone downloads only the figures the
   reader scrolls to.  Figures of several panels side by side are marked ``data-wide``: on a phone they
@@ -35,14 +38,16 @@ from typing import Any
 from urllib.parse import quote
 
 from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
+import theme_script
 import unused_css
 
 logger = logging.getLogger(__name__)
 
 #: Bump when the rewriting below changes: pages already written are then written (and rewritten) again.
-VERSION = "9"
+VERSION = "12"
 
 ICONS_CSS = "course-speed.css"  # the icons and the sizing rule of lazy figures
 FONTAWESOME_TAG = re.compile(r'<script defer src="(?P<prefix>[^"]*?)_static/scripts/fontawesome\.js[^"]*"></script>')
@@ -54,6 +59,7 @@ TRANSLATIONS_TAG = re.compile(r'\s*<script [^>]*src="[^"]*_static/translations\.
 #: The theme's stylesheets that are purged of unused rules (paths under ``_static``, without ``.css``).
 THEME_CSS = re.compile(r'(?P<base>_static/(?:styles/pydata-sphinx-theme|styles/sphinx-book-theme|sphinx-design\.min|'
                        r'mystnb\.[0-9a-f]+))(?:\.site)?\.css(?:\?[^"]*)?"')
+THEME_JS = re.compile(r'(?P<base>_static/scripts/pydata-sphinx-theme)(?:\.site)?\.js(?:\?[^"]*)?"')
 ICON_CLASS = re.compile(r"\bfa-([a-z0-9]+(?:-[a-z0-9]+)*)")
 _ICON_DEF = re.compile(r'(?:"([a-z0-9-]+)"|\b([a-z][a-z0-9]*)):\[(\d+),(\d+),\[[^\]]*\],"[0-9a-f]+","(M[^"]+)"\]')
 _NOT_ICONS = {"solid", "regular", "brands", "lg", "xs", "sm", "xl", "2x", "3x", "fw", "spin", "flip-horizontal"}
@@ -179,6 +185,19 @@ def _purge_theme_css(app: Sphinx, outdir: Path, texts: dict[Path, str]) -> dict[
     return versions
 
 
+def _theme_script(outdir: Path) -> str | None:
+    """Write ``pydata-sphinx-theme.site.js`` (see :mod:`theme_script`); the version of its content."""
+    source = outdir / "_static" / "scripts" / "pydata-sphinx-theme.js"
+    if not source.is_file():
+        return None
+    try:
+        script = theme_script.without_eager_tab_stops(source.read_text(encoding="utf-8"))
+    except theme_script.ThemeScriptChanged as changed:
+        raise ExtensionError(f"page_speed: {changed}") from changed
+    source.with_name("pydata-sphinx-theme.site.js").write_text(script, encoding="utf-8")
+    return hashlib.sha256(script.encode()).hexdigest()[:12]
+
+
 def _lighten(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -198,10 +217,13 @@ def _lighten(app: Sphinx, exception: Exception | None) -> None:
         icons = solid_icons(fontawesome.read_text(encoding="utf-8"))
         (outdir / "_static" / ICONS_CSS).write_text(icons_css(used - _NOT_ICONS, icons), encoding="utf-8")
     versions = _purge_theme_css(app, outdir, texts) if app.builder.name == "html" else {}
+    script_version = _theme_script(outdir)
     changed = 0
     for page, text in texts.items():
         new = THEME_CSS.sub(lambda m: f'{m.group("base")}.site.css?v={versions[m.group("base")]}"'
                             if m.group("base") in versions else m.group(0), text)
+        if script_version:
+            new = THEME_JS.sub(lambda m: f'{m.group("base")}.site.js?v={script_version}"', new)
         new = FONTAWESOME_TAG.sub(lambda m: f'<link rel="stylesheet" href="{m.group("prefix")}_static/{ICONS_CSS}" />', new)
         if page.name != "search.html" or page.parent != outdir:
             new = SEARCH_TAGS.sub("", new)

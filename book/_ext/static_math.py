@@ -1,4 +1,4 @@
-"""Sphinx extension: every formula typeset at build time (MathJax 3 in Node), no math script in the pages.
+"""Sphinx extension: every formula typeset at build time (MathJax 3 in Node, SVG), no math script in the pages.
 
 The reader's browser used to download MathJax (266 kB) and typeset every formula on its own CPU; now the
 build does it once.  Sphinx writes formulas as usual (``<span class="math ...">\\(TeX\\)</span>``,
@@ -9,12 +9,20 @@ build does it once.  Sphinx writes formulas as usual (``<span class="math ...">\
    its TeX in ``data-tex``);
 2. typesets them all in one Node process (or reuses the last build's typesetting, kept next to the
    doctrees, when the site's formulas are the same) (``mathjax_node/render.cjs``, the npm package ``mathjax-full``
-   pinned in ``mathjax_node/package.json``): CommonHTML with assistive MathML (a screen reader reads the
-   formula), one stylesheet for the characters of the whole site;
+   pinned in ``mathjax_node/package.json``): SVG whose characters are ``<use>`` of glyph paths defined once
+   per page (MathJax's "global" font cache), in ``currentColor`` (dark mode, print), with assistive MathML
+   (a screen reader reads the formula);
 3. puts each rendering into its span/div, keeping the equation number and its anchor (``{eq}``
    references), with the TeX in ``data-tex`` (search snippets; ``_static/copy_tex.js``, on the pages
    with formulas, copies a selection's formulas as TeX);
-4. writes ``_static/math/chtml.css`` and copies the MathJax fonts the site uses, and only those.
+4. gives each page with formulas one hidden ``<svg class="mjx-glyphs">`` with the paths of the glyphs it
+   uses, and a link to ``_static/math/math.css`` (MathJax's few rules for its SVG output).
+
+Why SVG and not CommonHTML (the first version): CommonHTML draws each character as an ``<mjx-c>`` element
+styled by attribute and class selectors, thousands per formula-heavy page, and the phone's main thread
+spent 0.5-1.2 s styling and laying them out (Lighthouse's Total Blocking Time); an SVG glyph is a
+``<use>`` that CSS neither matches nor lays out, and no web font is downloaded (``docs/deploy.md`` has the
+measurements).
 
 A formula MathJax cannot typeset (a TeX error, an undefined macro) fails the build with its page and
 source.  Macros: ``mathjax3_config["tex"]["macros"]`` of the configuration, as for MathJax in a browser.
@@ -44,9 +52,8 @@ logger = logging.getLogger(__name__)
 NODE_DIR = Path(__file__).parent / "mathjax_node"
 RENDER_SCRIPT = NODE_DIR / "render.cjs"
 MATHJAX_PACKAGE = NODE_DIR / "node_modules" / "mathjax-full"
-FONTS = MATHJAX_PACKAGE / "es5" / "output" / "chtml" / "fonts" / "woff-v2"
-TARGET = "math"  # _static/math/chtml.css and _static/math/fonts/
-STYLESHEET = "chtml.css"
+TARGET = "math"  # _static/math/math.css
+STYLESHEET = "math.css"
 
 #: Sphinx's inline formula (the TeX is HTML-escaped, so it holds no "<").
 INLINE = re.compile(r'<span class="(?P<cls>[^"]*math notranslate nohighlight)"(?P<attrs>[^>]*)>\\\((?P<tex>[^<]*?)\\\)</span>')
@@ -56,10 +63,11 @@ DISPLAY = re.compile(r'<div class="(?P<cls>[^"]*math notranslate nohighlight)"(?
 #: A formula typeset by an earlier build.
 DONE = re.compile(r'<(?:span|div) class="[^"]*math notranslate nohighlight"[^>]*\bdata-tex="(?P<tex>[^"]*)"'
                   r'[^>]*\bdata-display="(?P<display>[01])"')
-STYLE_LINK = re.compile(r'<link rel="stylesheet" href="[^"]*_static/math/chtml\.css[^"]*" */?>\n?')
-FONT_CLASS = re.compile(r"\bTEX-([A-Z0-9]+)\b")
-FONT_FACE = re.compile(r'@font-face /\* \d+ \*/ \{\s*font-family: (?P<family>[A-Z0-9-]+);\s*src: url\("fonts/'
-                       r'(?P<file>[^"]+)"\) format\("woff"\);\s*\}\s*')
+STYLE_LINK = re.compile(r'<link rel="stylesheet" href="[^"]*_static/math/(?:chtml|math)\.css[^"]*" */?>\n?')
+#: A character of a formula: a ``<use>`` of a glyph path (MathJax's ids: ``MJX-TEX-I-1D44E``, ...).
+GLYPH_USE = re.compile(r'<use\b[^>]*?\bhref="#(MJX-[^"]+)"')
+#: The glyph paths of a page (written by :func:`with_glyphs`), before ``</body>``.
+GLYPH_BLOCK = re.compile(r'<svg class="mjx-glyphs"[^>]*>.*?</svg>\n?', re.S)
 
 
 class MathRenderError(ExtensionError):
@@ -92,13 +100,37 @@ def formulas_of(page: str) -> list[Formula]:
     return [formula for _, formula in sorted(found, key=lambda item: item[0])]
 
 
-def render(formulas: list[Formula], macros: dict[str, Any] | None = None, fonts_url: str = "fonts",
-           node: str = "node") -> tuple[str, list[str | Exception]]:
-    """Typeset ``formulas`` in one Node process: the stylesheet and, per formula, its HTML or its error."""
+@dataclass(frozen=True)
+class Typesetting:
+    """What :func:`render` answers: MathJax's stylesheet, the path of every glyph drawn (by id), and per
+    formula its HTML or its error."""
+
+    css: str
+    glyphs: dict[str, str]
+    results: list[str | Exception]
+
+
+def render(formulas: list[Formula], macros: dict[str, Any] | None = None, node: str = "node") -> Typesetting:
+    """Typeset ``formulas`` in one Node process (``mathjax_node/render.cjs``).
+
+    Parameters
+    ----------
+    formulas : list of Formula
+        The formulas, each typeset once.
+    macros : dict, optional
+        TeX macros, as in MathJax's ``tex.macros`` setting.
+    node : str
+        The Node executable.
+
+    Returns
+    -------
+    Typesetting
+        In the order of ``formulas``, each one's ``<mjx-container>`` or its TeX error.
+    """
     if not (MATHJAX_PACKAGE / "package.json").is_file():
         raise ExtensionError(f"static_math: {MATHJAX_PACKAGE} is missing; run `make setup` "
                              f"(npm install in {NODE_DIR})")
-    request = {"macros": macros or {}, "fontURL": fonts_url,
+    request = {"macros": macros or {},
                "formulas": [{"tex": f.tex, "display": f.display} for f in formulas]}
     done = subprocess.run([node, str(RENDER_SCRIPT)], input=json.dumps(request), capture_output=True,
                           text=True, encoding="utf-8", cwd=NODE_DIR, check=False)
@@ -106,34 +138,14 @@ def render(formulas: list[Formula], macros: dict[str, Any] | None = None, fonts_
         raise ExtensionError(f"static_math: MathJax in Node failed: {done.stderr.strip()[-2000:]}")
     answer = json.loads(done.stdout)
     results: list[str | Exception] = [r["html"] if "html" in r else ValueError(r["error"]) for r in answer["results"]]
-    return answer["css"], results
+    return Typesetting(answer["css"], answer["glyphs"], results)
 
 
-def used_fonts(renderings: list[str]) -> set[str]:
-    """MathJax font families (``MJXTEX-I``, ...) that the rendered formulas draw with."""
-    families = {"MJXZERO", "MJXTEX"}
-    for rendering in renderings:
-        families |= {f"MJXTEX-{variant}" for variant in FONT_CLASS.findall(rendering)}
-        if "mjx-stretchy" in rendering:
-            families |= {"MJXTEX-S1", "MJXTEX-S4", "MJXTEX-A"}
-    return families
-
-
-def compact_css(css: str, families: set[str]) -> tuple[str, list[str]]:
-    """The stylesheet without the ``@font-face`` rules of unused fonts (minified), and the font files it needs."""
-    files: list[str] = []
-
-    def keep(match: re.Match[str]) -> str:
-        if match.group("family") not in families:
-            return ""
-        files.append(match.group("file"))
-        return (f'@font-face{{font-family:{match.group("family")};src:url("fonts/{match.group("file")}") '
-                f'format("woff");font-display:block}}')
-
-    css = FONT_FACE.sub(keep, css)
+def compact_css(css: str) -> str:
+    """MathJax's stylesheet minified (no comments, no spaces around punctuation)."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
     css = re.sub(r"\s*([{};:,>])\s*", r"\1", css)
-    css = re.sub(r"\s+", " ", css).replace(";}", "}")
-    return css.strip() + "\n", files
+    return re.sub(r"\s+", " ", css).replace(";}", "}").strip() + "\n"
 
 
 def _attrs(formula: Formula) -> str:
@@ -167,6 +179,27 @@ def plain_head(page: str) -> str:
     return HEAD_TEX.sub(r"\1", page[:head_end]) + page[head_end:] if head_end != -1 else page
 
 
+def with_glyphs(page: str, glyphs: dict[str, str]) -> str:
+    """``page`` with one hidden ``<svg>`` (before ``</body>``) defining the glyph paths its formulas use.
+
+    Raises
+    ------
+    MathRenderError
+        If a formula of the page draws a glyph that ``glyphs`` lacks.
+    """
+    page = GLYPH_BLOCK.sub("", page)
+    used = sorted(set(GLYPH_USE.findall(page)))
+    if not used:
+        return page
+    missing = [name for name in used if name not in glyphs]
+    if missing:
+        raise MathRenderError(f"static_math: no path for the glyphs {', '.join(missing)}")
+    paths = "".join(f'<path id="{name}" d="{glyphs[name]}"></path>' for name in used)
+    block = f'<svg class="mjx-glyphs" aria-hidden="true" style="display:none"><defs>{paths}</defs></svg>\n'
+    body_end = page.rfind("</body>")
+    return page[:body_end] + block + page[body_end:] if body_end != -1 else page + block
+
+
 def with_stylesheet(page: str, href: str) -> str:
     """``page`` linking the math stylesheet ``href`` once (in its head), if it has a formula."""
     page = STYLE_LINK.sub("", page)
@@ -188,8 +221,7 @@ def _static_prefix(page: str, relative_root: str) -> str:
     return "" if relative_root == "." else relative_root.replace(os.sep, "/") + "/"
 
 
-def _cached_render(formulas: list[Formula], macros: dict[str, Any],
-                   cache: Path | None) -> tuple[str, list[str | Exception]]:
+def _cached_render(formulas: list[Formula], macros: dict[str, Any], cache: Path | None) -> Typesetting:
     """:func:`render`, or its answer of an earlier build when the site has the same formulas and macros
     (the stylesheet covers the characters of all formulas at once, so the set is rendered as a whole)."""
     key = hashlib.sha256(json.dumps([[f.tex, f.display] for f in formulas] + [macros, RENDER_SCRIPT.read_text()],
@@ -197,12 +229,13 @@ def _cached_render(formulas: list[Formula], macros: dict[str, Any],
     if cache is not None and cache.is_file():
         stored = json.loads(cache.read_text(encoding="utf-8"))
         if stored.get("key") == key:
-            return stored["css"], stored["results"]
-    css, results = render(formulas, macros)
-    if cache is not None and not any(isinstance(r, Exception) for r in results):
+            return Typesetting(stored["css"], stored["glyphs"], stored["results"])
+    done = render(formulas, macros)
+    if cache is not None and not any(isinstance(r, Exception) for r in done.results):
         cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_text(json.dumps({"key": key, "css": css, "results": results}), encoding="utf-8")
-    return css, results
+        cache.write_text(json.dumps({"key": key, "css": done.css, "glyphs": done.glyphs, "results": done.results}),
+                         encoding="utf-8")
+    return done
 
 
 def typeset_site(outdir: Path, macros: dict[str, Any] | None = None, cache: Path | None = None) -> int:
@@ -219,31 +252,27 @@ def typeset_site(outdir: Path, macros: dict[str, Any] | None = None, cache: Path
     if not where:
         return 0
     formulas = list(where)
-    css, results = _cached_render(formulas, macros or {}, cache)
+    done = _cached_render(formulas, macros or {}, cache)
     failures = [f"{where[f].relative_to(outdir)}: {'$$' if f.display else '$'}{f.tex}{'$$' if f.display else '$'} "
-                f"({result})" for f, result in zip(formulas, results) if isinstance(result, Exception)]
+                f"({result})" for f, result in zip(formulas, done.results) if isinstance(result, Exception)]
     if failures:
         raise MathRenderError("static_math: MathJax cannot typeset these formulas:\n  " + "\n  ".join(failures))
-    rendered = dict(zip(formulas, results))
-    css, font_files = compact_css(css, used_fonts(list(rendered.values())))  # type: ignore[arg-type]
+    rendered = dict(zip(formulas, done.results))
+    css = compact_css(done.css)
     target = outdir / "_static" / TARGET
-    (target / "fonts").mkdir(parents=True, exist_ok=True)
-    for stale in (target / "fonts").iterdir():
-        if stale.name not in font_files:
-            stale.unlink()
-    for name in font_files:
-        shutil.copy2(FONTS / name, target / "fonts" / name)
+    shutil.rmtree(target, ignore_errors=True)  # an earlier build's fonts and stylesheet (CommonHTML) go
+    target.mkdir(parents=True)
     (target / STYLESHEET).write_text(css, encoding="utf-8")
     version = hashlib.sha256(css.encode()).hexdigest()[:12]
     changed = 0
     for page, text in texts.items():
         href = _static_prefix(text, os.path.relpath(outdir, page.parent)) + f"_static/{TARGET}/{STYLESHEET}?v={version}"
-        new = with_stylesheet(plain_head(typeset_page(text, rendered)), href)  # type: ignore[arg-type]
+        new = with_stylesheet(with_glyphs(plain_head(typeset_page(text, rendered)), done.glyphs), href)  # type: ignore[arg-type]
         if new != text:
             page.write_text(new, encoding="utf-8")
             changed += 1
     logger.info(f"static_math: {len(formulas)} distinct formulas typeset; {changed} pages written; "
-                f"{len(font_files)} fonts; {time.perf_counter() - started:.1f} s")
+                f"{len(done.glyphs)} glyphs; {time.perf_counter() - started:.1f} s")
     return changed
 
 
@@ -271,7 +300,7 @@ def _copy_script(app: Sphinx, pagename: str, templatename: str, context: dict, d
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the ``static`` math renderer (Sphinx's markup, no script) and the typesetting step."""
     # bump when the pages' markup changes: every page is then written again
-    app.add_config_value("course_static_math_version", "1", "html")
+    app.add_config_value("course_static_math_version", "2", "html")
     app.connect("html-page-context", _copy_script)
     app.add_html_math_renderer("static", (mathjax.html_visit_math, None), (mathjax.html_visit_displaymath, None))
     app.connect("config-inited", _use_static)

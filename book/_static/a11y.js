@@ -41,26 +41,60 @@
     });
   }
 
-  // A display formula wider than the column scrolls in its box (course.css): a keyboard reader reaches
-  // it with Tab and scrolls it with the arrow keys (WCAG 2.1.1).  Only the formulas that scroll at the
-  // present width are tab stops; the formulas are static HTML (book/_ext/static_math.py).
-  function focusableFormulas() {
-    document.querySelectorAll("div.math > mjx-container[display='true']").forEach(function (m) {
-      if (m.scrollWidth > m.clientWidth + 1) {
-        m.setAttribute("tabindex", "0");
-      } else {
-        m.removeAttribute("tabindex");
-      }
+  // A box wider than its column scrolls sideways: a display formula (course.css), a code block, a cell's
+  // output, a table.  A keyboard reader reaches it with Tab and scrolls it with the arrow keys (WCAG
+  // 2.1.1).  The theme measured every box of the page on "load" (pydata-sphinx-theme's
+  // addTabStopsToScrollableElements, left out of its script by book/_ext/page_speed.py): a forced style
+  // and layout of the whole page, the sections off screen included, which the browser otherwise skips
+  // until the reader scrolls near them (course.css).  Here every box starts as a tab stop, and a box is
+  // measured when it comes within a screen of the viewport (its section is drawn then anyway): one that
+  // does not scroll at the present width stops being a tab stop; again after a resize.
+  var SCROLLERS = "div.math > mjx-container[display='true'], pre, .nboutput > .output_area, .cell_output > .output, " +
+    ".jp-RenderedHTMLCommon, .pst-scrollable-table-container";
+  var watcher = null;
+
+  function measure(entries) {
+    var near = entries.filter(function (e) { return e.isIntersecting; }).map(function (e) { return e.target; });
+    var scrolls = near.map(function (box) {          // read every box, then write: one layout
+      return box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1;
     });
+    near.forEach(function (box, i) {
+      if (scrolls[i]) { box.setAttribute("tabindex", "0"); } else { box.removeAttribute("tabindex"); }
+      watcher.unobserve(box);
+    });
+  }
+
+  function scrollStops() {
+    if (watcher) { watcher.disconnect(); }
+    var boxes = document.querySelectorAll(SCROLLERS);
+    if (!("IntersectionObserver" in window)) { return; }
+    watcher = new IntersectionObserver(measure, { rootMargin: "100% 0px" });
+    boxes.forEach(function (box) {
+      box.setAttribute("tabindex", "0");
+      watcher.observe(box);
+    });
+    document.documentElement.dataset.scrollStops = "set";
+  }
+
+  // In-page links: a section the browser skipped (course.css) has only an estimated height, so a scroll
+  // to an anchor below it could stop short.  The first in-page link followed draws every section first.
+  function drawAllSections() {
+    document.documentElement.classList.add("course-all-sections");
   }
 
   function start() {
     fix();
-    focusableFormulas();
+    document.addEventListener("click", function (event) {
+      var link = event.target.closest ? event.target.closest("a[href*='#']") : null;
+      if (link && link.hash && link.pathname === window.location.pathname) { drawAllSections(); }
+    }, true);
+    window.addEventListener("hashchange", drawAllSections);
+    // measured once the page's fonts and figures are in (a code block widens when its font arrives)
+    if (document.readyState === "complete") { scrollStops(); } else { window.addEventListener("load", scrollStops); }
     var pending = null;
     window.addEventListener("resize", function () {
       clearTimeout(pending);
-      pending = setTimeout(focusableFormulas, 150);
+      pending = setTimeout(scrollStops, 150);
     });
   }
 

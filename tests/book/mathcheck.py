@@ -1,7 +1,9 @@
 """Checks of the formulas of a built page, shared by the browser tests.
 
 The formulas are typeset at build time (book/_ext/static_math.py): a page must show no TeX, load no
-math script, and every formula must carry its MathML (for a screen reader) and its TeX (``data-tex``).
+math script, and every formula must carry its MathML (for a screen reader) and its TeX (``data-tex``),
+be drawn as SVG in the colour of its text (dark mode), and every character it draws must be defined on
+the page (a glyph path of the page's ``svg.mjx-glyphs``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,20 @@ MATH_PROBLEMS = r"""() => {
     if (!m.querySelector(':scope > mjx-container')) out.push(`formula not typeset: ${what}`);
     else if (!m.dataset.tex) out.push(`formula without its TeX (data-tex): ${what}`);
     else if (!m.querySelector('mjx-assistive-mml math')) out.push(`formula without MathML: ${what}`);
+    else if (!m.querySelector(':scope > mjx-container > svg')) out.push(`formula not drawn as SVG: ${what}`);
+    else {
+      const svg = m.querySelector(':scope > mjx-container > svg');
+      if (getComputedStyle(svg.querySelector('g')).fill !== getComputedStyle(svg.parentElement).color) {
+        out.push(`formula not in the colour of its text: ${what}`);
+      }
+      for (const use of svg.querySelectorAll('use')) {
+        const glyph = document.getElementById((use.getAttribute('href') || '').slice(1));
+        if (!glyph || glyph.tagName !== 'path' || !glyph.closest('svg.mjx-glyphs')) {
+          out.push(`formula draws an undefined glyph ${use.getAttribute('href')}: ${what}`);
+          break;
+        }
+      }
+    }
   }
   const copy = article.cloneNode(true);
   copy.querySelectorAll('pre, code, .highlight, .math, script, style').forEach(e => e.remove());

@@ -48,6 +48,11 @@ def _axe(tab, dark: bool) -> list[str]:
     quizzes = tab.locator(".quiz")
     for i in range(quizzes.count()):
         quizzes.nth(i).locator(".quiz-option").first.click()
+    # every box that may scroll is a tab stop (book/_static/a11y.js)
+    tab.wait_for_function("document.documentElement.dataset.scrollStops === 'set'")
+    # the page as it is drawn: the browser skips the sections off screen until the reader scrolls near
+    # them (course.css), and axe cannot tell the colours of a section that was never drawn
+    tab.evaluate("document.querySelectorAll('article section').forEach(s => { s.style.contentVisibility = 'visible'; })")
     tab.add_script_tag(path=str(AXE))
     options = {"resultTypes": ["violations"]}
     if dark:

@@ -33,8 +33,7 @@ def test_pages_and_assets_exist(book_html):
     for page in ("index.html", "book/intro.html", "book/binary/index.html", "book/binary/confusion.html",
                  "book/binary/fixed_threshold.html", "book/binary/thresholds_costs.html", "search.html"):
         assert (book_html / page).is_file(), page
-    for asset in ("_static/quiz.js", "_static/quiz.css", "_static/math/chtml.css", "_static/copy_tex.js",
-                  "_static/math/fonts/MathJax_Main-Regular.woff"):
+    for asset in ("_static/quiz.js", "_static/quiz.css", "_static/math/math.css", "_static/copy_tex.js"):
         assert (book_html / asset).is_file(), asset
 
 
@@ -59,7 +58,7 @@ def _formulas_in_source(doctree_path: Path) -> int:
 
 def test_every_formula_is_typeset_at_build_time(book_html):
     """As many typeset formulas in each page's article as math nodes in its source; no TeX left, no math
-    script, the stylesheet of the formulas linked (book/_ext/static_math.py)."""
+    script, the stylesheet of the formulas linked and their glyphs defined (book/_ext/static_math.py)."""
     doctrees = ROOT / "_build" / ".doctrees"
     counted = 0
     problems = []
@@ -71,7 +70,7 @@ def test_every_formula_is_typeset_at_build_time(book_html):
         article = html[html.find("<article"):html.find("</article>")]
         expected = _formulas_in_source(doctree_path)
         typeset = len(re.findall(r'<(?:span|div) class="[^"]*math notranslate nohighlight"[^>]*\bdata-tex="[^"]*"'
-                                 r'[^>]*>(?:\s*<span class="eqno">.*?</span>)?<mjx-container', article, re.S))
+                                 r'[^>]*>(?:\s*<span class="eqno">.*?</span>)?<mjx-container[^>]*><svg ', article, re.S))
         counted += expected
         if typeset != expected:
             problems.append(f"{page.name}: {typeset} typeset formulas, {expected} in the source")
@@ -80,8 +79,10 @@ def test_every_formula_is_typeset_at_build_time(book_html):
             problems.append(f"{page.name}: untypeset TeX in the article")
         if re.search(r"<script[^>]*mathjax|MathJax\s*=", html, re.I):
             problems.append(f"{page.name}: a MathJax script")
-        if expected and "_static/math/chtml.css?v=" not in html:
+        if expected and "_static/math/math.css?v=" not in html:
             problems.append(f"{page.name}: the formulas' stylesheet is not linked")
+        if expected and html.count('<svg class="mjx-glyphs"') != 1:
+            problems.append(f"{page.name}: not one block of glyph paths")
     assert counted > 1000  # the book's formulas were found at all
     assert not problems, "\n".join(problems)
 

@@ -10,7 +10,7 @@ In Debian's chromium, on every page (its formulas typeset at build time, book/_e
   the article) with scroll shadows at its edges; its equation number never overlaps it;
 * no heading is wider than the article (a heading with a formula wraps); no table header wraps after
   every character;
-* formulas are typeset at the size of the text (not 27 % larger, as with MathJax's ``matchFontHeight``);
+* formulas are typeset at the size of the text (MathJax's em is the text's em, not scaled by a font's x-height);
 * at 375 px, figures of several panels and the ROC animations keep a readable width and scroll sideways
   in their box;
 * the search page shows formulas in its snippets as text, not TeX, and never widens the page; the
@@ -40,6 +40,9 @@ SIZES = {"375": {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "
 MISFITS = """() => {
   const out = [];
   const article = document.querySelector('article.bd-article');
+  // the browser skips the sections off screen until the reader scrolls near them (course.css): every
+  // section is measured as it will be drawn
+  article.querySelectorAll('section').forEach(s => { s.style.contentVisibility = 'visible'; });
   const art = article.getBoundingClientRect();
   const name = el => (el.closest('div.math') && el.closest('div.math').id) || (el.textContent || '').trim().slice(0, 40);
   const scrolls = el => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
@@ -47,7 +50,7 @@ MISFITS = """() => {
     if (!m.closest('div.math') || m.closest('details:not([open])')) continue;
     const box = m.getBoundingClientRect();
     if (box.width === 0) { out.push(`formula ${name(m)} is not rendered`); continue; }
-    const math = m.querySelector('mjx-math');
+    const math = m.querySelector(':scope > svg');
     const content = math.getBoundingClientRect();
     // A formula is scrolled into view from its left edge: its content starts inside its box.
     if (box.left < art.left - 1 || box.right > art.right + 1) {
@@ -114,12 +117,14 @@ def test_wide_formulas_scroll_with_a_cue_on_a_phone(browser, site_url):
             formula.scroll_into_view_if_needed()
             tab.locator(f"#{label}").screenshot(path=str(SHOTS / f"formula-375-{label}.png"))
             end = tab.evaluate("""m => { m.scrollLeft = m.scrollWidth;
-                const last = [...m.querySelectorAll('mjx-math mjx-c')].pop().getBoundingClientRect();
+                const last = m.querySelector(':scope > svg').getBoundingClientRect();
                 return [last.right, m.getBoundingClientRect().right]; }""", formula.element_handle())
             assert end[0] <= end[1] + 1, f"{page}: the end of {label} cannot be scrolled into view"
-            size = tab.evaluate("m => parseFloat(getComputedStyle(m).fontSize) / parseFloat(getComputedStyle(m.parentElement).fontSize)",
-                                formula.element_handle())
-            assert size < 1.05, f"{page}: formulas are typeset {size:.0%} of the text size (MathJax's matchFontHeight)"
+            # MathJax's em is 1000 units of the SVG's viewBox: drawn at the text's size, not scaled by its ex
+            size = tab.evaluate("""m => { const svg = m.querySelector(':scope > svg');
+                const em = svg.getBoundingClientRect().width * 1000 / svg.viewBox.baseVal.width;
+                return em / parseFloat(getComputedStyle(m.parentElement).fontSize); }""", formula.element_handle())
+            assert 0.95 < size < 1.05, f"{page}: formulas are typeset {size:.0%} of the text size"
     finally:
         ctx.close()
 

@@ -1,9 +1,10 @@
 """The extension book/_ext/static_math.py typesets a site's formulas at build time (MathJax 3 in Node).
 
 On small pages written like Sphinx writes them (inline, numbered display, a notebook's text/latex output,
-a bare amsmath environment): every formula becomes CommonHTML with its MathML and its TeX, the equation
-number and its anchor stay, a second pass changes nothing, only the fonts used are copied, and a formula
-MathJax cannot typeset fails with its page and its source.
+a bare amsmath environment): every formula becomes SVG with its MathML and its TeX, the equation number
+and its anchor stay, the page defines every glyph its formulas draw (and only those) once, no web font is
+shipped, a second pass changes nothing, and a formula MathJax cannot typeset fails with its page and its
+source.
 """
 
 from __future__ import annotations
@@ -55,13 +56,18 @@ def test_every_formula_becomes_html_with_its_mathml_and_its_tex(site):
     assert 'class="output text_latex math notranslate nohighlight"' in page
     assert "<mi>Recall</mi>" in page  # what a screen reader reads
     assert "<title>把报告换成 m(S)</title>" in page
-    assert '<link rel="stylesheet" href="../_static/math/chtml.css?v=' in page
-    assert "chtml.css" not in (site / "plain.html").read_text(encoding="utf-8")  # no formula, no stylesheet
-    css = (site / "_static" / "math" / "chtml.css").read_text(encoding="utf-8")
-    fonts = sorted(p.name for p in (site / "_static" / "math" / "fonts").iterdir())
-    assert "MathJax_Main-Regular.woff" in fonts and "MathJax_Math-Italic.woff" in fonts
-    assert "MathJax_Fraktur-Regular.woff" not in fonts and "Fraktur" not in css  # only the fonts used
-    assert sorted(re.findall(r'url\("fonts/([^"]+)"\)', css)) == fonts
+    assert '<link rel="stylesheet" href="../_static/math/math.css?v=' in page
+    plain = (site / "plain.html").read_text(encoding="utf-8")
+    assert "math.css" not in plain and "mjx-glyphs" not in plain  # no formula, no stylesheet, no glyphs
+    # SVG in the text's colour; each character a <use> of a path defined once, in the page's one glyph block
+    assert page.count("<svg") == 5 and 'fill="currentColor"' in page and not re.search(r"<mjx-c[ >]", page)
+    used = set(re.findall(r'<use[^>]*? href="#([^"]+)"', page))
+    defined = re.findall(r'<path id="([^"]+)"', page)
+    assert page.count('<svg class="mjx-glyphs"') == 1 and page.index("mjx-glyphs") > page.index("</article>")
+    assert sorted(defined) == sorted(used) and "MJX-TEX-I-1D45B" in used  # the italic n of "< n"
+    assert not (site / "_static" / "math" / "fonts").exists()
+    css = (site / "_static" / "math" / "math.css").read_text(encoding="utf-8")
+    assert "@font-face" not in css and 'mjx-container[jax="SVG"]' in css
 
 
 def test_a_second_pass_changes_nothing(site):
