@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import ROOT
-from .test_quiz_browser import SHOTS, open_page
+from .test_quiz_browser import SHOTS, open_page, switch_to_dark
 from .test_site_browser import PAGES
 
 pytestmark = pytest.mark.slow
@@ -67,12 +67,6 @@ def _axe(tab, dark: bool) -> list[str]:
     return found
 
 
-#: The theme's dark mode, as its colour-mode switch sets it on the open page (it is CSS only: no script of the
-#: site reads the mode), and the reader's stored choice that applies it on every later page load.
-DARK = ("document.documentElement.dataset.theme = 'dark'; document.documentElement.dataset.mode = 'dark';"
-        "localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark')")
-
-
 def visit(browser, url: str) -> list[str]:
     """Everything wrong with the page at ``url``: in light mode, load problems, untypeset math and axe
     violations; then, switched to dark mode on the same load, problems since (e.g. a dark-only asset that
@@ -84,7 +78,7 @@ def visit(browser, url: str) -> list[str]:
         found: list[str] = []  # open_page reported the formulas' problems (tests/book/mathcheck.py)
         for dark in (False, True):
             if dark:
-                tab.evaluate(DARK)
+                switch_to_dark(tab)
             theme = tab.evaluate("document.documentElement.dataset.theme")
             if theme != ("dark" if dark else "light"):
                 found.append(f"colour mode {theme!r} instead of {'dark' if dark else 'light'}")

@@ -38,6 +38,25 @@ def quiz_pages(book_html: Path) -> list[str]:
                   if 'class="quiz"' in p.read_text(encoding="utf-8"))
 
 
+#: The theme's dark mode as its colour-mode switch sets it on the open page (CSS only: no script of the site
+#: reads the mode), and the reader's stored choice that applies it on every later page load.
+DARK = ("document.documentElement.dataset.theme = 'dark'; document.documentElement.dataset.mode = 'dark';"
+        "localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark')")
+#: Resolves when the colour transitions the switch started (Bootstrap's buttons fade for 0.15 s) have ended:
+#: a colour read or audited before then is a mix of the two modes.
+_SETTLED = """() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))
+  .then(() => Promise.all(document.getAnimations().filter(a => a instanceof CSSTransition)
+                                  .map(a => a.finished.catch(() => null))))
+  .then(() => true)"""
+
+
+def switch_to_dark(page) -> None:
+    """Switch the open page to dark mode, as the reader's click on the theme's switch does, and wait until its
+    colours have settled."""
+    page.evaluate(DARK)
+    page.evaluate(_SETTLED)
+
+
 def open_page(browser, url, math=True, **context):
     ctx = browser.new_context(**context)
     page = ctx.new_page()
@@ -106,7 +125,7 @@ def test_quizzes_work_in_the_browser(browser, book_html, site_url):
         name = rel.replace("/", "_").removesuffix(".html")
         page.locator(".quiz-group").first.screenshot(path=str(SHOTS / f"{name}-light.png"))
         # dark mode (the theme's switch: CSS only), on the same load: the quiz text stays readable, light on dark
-        page.evaluate("document.documentElement.dataset.theme = 'dark'; document.documentElement.dataset.mode = 'dark'")
+        switch_to_dark(page)
         assert page.evaluate("document.documentElement.dataset.theme") == "dark"
         color = page.evaluate("getComputedStyle(document.querySelector('.quiz-stem')).color")
         rgb = [int(v) for v in re.findall(r"\d+", color)[:3]]

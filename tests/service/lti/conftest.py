@@ -28,7 +28,6 @@ from autograder.service.policy import parse_policy
 from autograder.service.uploads import notebook_rules
 
 from .. import server as _server  # noqa: F401 (puts tests/autograder on sys.path for test_pages)
-from ..test_pages import browser  # noqa: F401,E402 (the same Debian chromium fixture, for test_lti_serve)
 from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, FakePlatform, User
 
 REPO = Path(__file__).resolve().parents[3]
