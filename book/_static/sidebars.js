@@ -69,18 +69,22 @@
         p.dialog.insertBefore(close, p.dialog.firstChild);
       } else if (!p.dialog.open && close) {
         close.remove();  // the theme has moved the sidebar's content (with it) back to the page
-        // Focus is then on <body> or still on a link of the sidebar, hidden again on a phone.  The
-        // browser settles focus after the dialog has left the top layer: look once that is done.
-        var restore = !byLink;
-        byLink = false;
-        setTimeout(function () {
-          var focus = document.activeElement;
-          var lost = !focus || focus === document.body || (p.sidebar && p.sidebar.contains(focus));
-          if (restore && p.button && lost) { p.button.focus(); }
-        }, 0);
       }
       update();
     }).observe(p.dialog, { attributes: true, attributeFilter: ["open"] });
+    // Focus is then on <body> or still on a link of the sidebar, hidden again on a phone.  The theme
+    // moves the content back and refocuses what had focus before (<body>) in its own "close" listeners;
+    // look once every listener of that event has run (a timer started from the attribute change could
+    // run before the close event's task under load, and the theme's move would then take focus away).
+    p.dialog.addEventListener("close", function () {
+      var restore = !byLink;
+      byLink = false;
+      setTimeout(function () {
+        var focus = document.activeElement;
+        var lost = !focus || focus === document.body || (p.sidebar && p.sidebar.contains(focus));
+        if (restore && p.button && lost && !p.dialog.open) { p.button.focus(); }
+      }, 0);
+    });
     if (p.sidebar) {
       new MutationObserver(update).observe(p.sidebar, { attributes: true, attributeFilter: ["class"] });
     }

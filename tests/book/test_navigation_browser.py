@@ -72,11 +72,11 @@ def _is_open(tab, kind: str) -> bool:
 
 
 def _focused(tab, expect: str | None = None) -> str:
-    """Class of the focused element; with ``expect``, after waiting (up to 2 s) for focus to get there."""
+    """Class of the focused element; with ``expect``, after waiting (up to 5 s) for focus to get there."""
     if expect is not None:
         try:
             tab.wait_for_function("cls => document.activeElement && document.activeElement.classList.contains(cls)",
-                                  arg=expect, timeout=2000)
+                                  arg=expect, timeout=5000)
         except PlaywrightTimeout:
             pass
     return tab.evaluate("(document.activeElement && document.activeElement.className) || ''")
