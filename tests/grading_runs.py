@@ -3,13 +3,20 @@
 PostgreSQL comes from Debian's packages (``scripts/install-system-deps.sh``); the fixture starts its own
 server on 127.0.0.1 with a random port in a temporary directory and never uses the system cluster.
 If PostgreSQL is not installed the tests FAIL: CI installs it.
+
+The corpus slice and its reference grading are made once per test run and shared by the pytest-xdist workers
+(:func:`once_per_run`): the modules that use them (tests/batch/test_faults.py, test_resume.py, test_dask.py,
+tests/service/test_scale.py) are separate units of the parallel run, each worker with a PostgreSQL of its own.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import glob
 import json
 import os
+import pickle
 import shutil
 import signal
 import socket
@@ -94,13 +101,44 @@ def postgres():
     pg.close()
 
 
-@pytest.fixture(scope="session")
-def corpus(tmp_path_factory) -> Path:
+def run_folder(tmp_path_factory) -> Path:
+    """The folder that every pytest-xdist worker of this run shares (the run's own base folder without xdist)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") is not None else base
+
+
+@contextlib.contextmanager
+def _run_lock(folder: Path, name: str):
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def once_per_run(tmp_path_factory, name: str, make):
+    """``make(folder)`` run once per test run, by the first worker that asks, in a folder ``name`` that every
+    worker shares; later callers (other workers) wait for it and get its result (pickled beside the folder).
+    If ``make`` fails, nothing is kept and the next caller runs it again (and fails the same way)."""
+    shared = run_folder(tmp_path_factory)
+    folder, saved = shared / name, shared / f"{name}.pickle"
+    with _run_lock(shared, name):
+        if saved.is_file():
+            return pickle.loads(saved.read_bytes())
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        result = make(folder)
+        saved.write_bytes(pickle.dumps(result))
+        return result
+
+
+def _write_corpus(folder: Path) -> Path:
     import make_corpus
 
     built = make_corpus.build()
-    root = tmp_path_factory.mktemp("scale") / "corpus"
-    full = root.parent / "full"
+    root = folder / "corpus"
+    full = folder / "full"
     make_corpus.write(full)
     for sid in SLICE:
         name = built[sid][0]
@@ -108,6 +146,12 @@ def corpus(tmp_path_factory) -> Path:
             shutil.copytree(full / sid / name, root / f"{sid}_{k}" / name)
     shutil.rmtree(full)
     return root
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory) -> Path:
+    """The slice of the sample corpus (read only: a test that changes it works on a copy)."""
+    return once_per_run(tmp_path_factory, "scale-corpus", _write_corpus)
 
 
 class Backend:
@@ -180,11 +224,15 @@ def snapshot(url: str) -> dict:
 
 @pytest.fixture(scope="session")
 def reference(corpus, tmp_path_factory) -> dict:
-    """The slice graded once, uninterrupted, with SQLite."""
-    out = tmp_path_factory.mktemp("reference") / "out"
-    proc = run(grade_cmd(corpus, out))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    snap = snapshot(f"sqlite:///{out / 'gradebook.db'}")
+    """The slice graded once per test run, uninterrupted, with SQLite."""
+
+    def grade(folder: Path) -> dict:
+        out = folder / "out"
+        proc = run(grade_cmd(corpus, out))
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return snapshot(f"sqlite:///{out / 'gradebook.db'}")
+
+    snap = once_per_run(tmp_path_factory, "scale-reference", grade)
     n = sum(1 for _ in corpus.glob("*/*"))
     assert len(snap["ledger"]) == n == snap["n_submissions"]
     assert any(v[1] > 0 for v in snap["ledger"].values()) and any(v[1] == 0 for v in snap["ledger"].values())

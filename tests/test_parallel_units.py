@@ -59,7 +59,7 @@ def pytest_in(where: Path, *args: str, worker: str | None = None) -> subprocess.
 
 
 def test_unit_of_is_the_declared_group_or_the_module():
-    assert unit_of("tests/batch/test_faults.py::test_worker_crash[sqlite]") == "scale" == unit_of("tests/service/test_scale.py::t")
+    assert unit_of("tests/batch/test_faults.py::test_worker_crash[sqlite]") == "tests/batch/test_faults.py"
     assert unit_of("tests/service/test_api.py::test_a") == unit_of("tests/service/test_attacks.py::test_b") == "service-course"
     assert unit_of("tests/book/test_pdf.py::test_every_font_is_embedded") == "tests/book/test_pdf.py"
     assert unit_of("tests/test_layers.py::test_x[a@b]") == "tests/test_layers.py"
@@ -81,9 +81,7 @@ def test_every_declared_group_is_one_the_scheduler_reads():
             continue
         module = str(path.relative_to(ROOT))
         declared[module] = module_group(module)
-    assert declared == {"tests/batch/test_dask.py": "scale", "tests/batch/test_faults.py": "scale",
-                        "tests/batch/test_resume.py": "scale", "tests/service/test_scale.py": "scale",
-                        "tests/service/test_api.py": "service-course", "tests/service/test_attacks.py": "service-course"}
+    assert declared == {"tests/service/test_api.py": "service-course", "tests/service/test_attacks.py": "service-course"}
 
 
 @pytest.mark.slow  # a pytest of its own (about 1 s)

@@ -14,7 +14,7 @@ import pytest
 
 from ..grading_runs import assert_no_scratch_left, assert_same, grade_cmd, scratch_dir, snapshot, wait_busy, wait_committed
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("scale")]  # the PostgreSQL server and the reference grading
+pytestmark = pytest.mark.slow  # the corpus slice and its reference grading: once per run (tests/grading_runs.py)
 
 
 @pytest.fixture(scope="module")

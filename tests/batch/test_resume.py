@@ -10,7 +10,7 @@ import pytest
 from ..grading_runs import (FEW, assert_no_scratch_left, assert_same, copy_students, grade_cmd, kill, restricted, run, scratch_dir, snapshot,
                             wait_busy, wait_committed)
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("scale")]  # the PostgreSQL server and the reference grading
+pytestmark = pytest.mark.slow  # the corpus slice and its reference grading: once per run (tests/grading_runs.py)
 
 
 def test_sigkill_and_resume(corpus, reference, backend, tmp_path):

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 
 
 def _nbval(folder: str, *extra: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "--nbval-lax", "-p", "no:cacheprovider", *extra,
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "nbval", "--nbval-lax", "-p", "no:cacheprovider", *extra,
                            "--rootdir", str(cwd), str(REPO / folder)], cwd=cwd, capture_output=True, text=True, timeout=600)
 
 

@@ -178,3 +178,43 @@ def start_demo_course(port: int, *extra: str, timeout: float = 120) -> tuple[sub
         if "autograder serve：" in line:
             break
     return proc, "".join(lines)
+
+
+class Tosser:
+    """A page on another port (or, with ``tls``, another host name) of the same machine that sets the service's
+    session cookie to ``value`` (cookie tossing: cookies keep neither ports nor, with ``Domain``, sibling hosts
+    apart), as a classmate's server could; ``cookies``: the ``Set-Cookie`` values (default: the plain name)."""
+
+    def __init__(self, value: str, cookies: list[str] | None = None, tls: tuple[Path, Path] | None = None) -> None:
+        import http.server
+        import ssl
+        import threading
+
+        sent = cookies or [f"autograder_session={value}; Path=/; HttpOnly; SameSite=Lax"]
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+                body = "<!DOCTYPE html><title>x</title><p>hello".encode()
+                self.send_response(200)
+                for cookie in sent:
+                    self.send_header("Set-Cookie", cookie)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(str(tls[0]), str(tls[1]))
+            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+        self.port = self.httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

@@ -16,7 +16,8 @@ import time
 import make_corpus
 import pytest
 
-from .server import Server, make_course, notebook_bytes, run, self_signed, submit
+from ..conftest import CHROMIUM, CHROMIUM_ARGS
+from .server import REPO, Server, Tosser, make_course, notebook_bytes, run, self_signed, submit
 
 pytestmark = pytest.mark.slow
 A1, A2, A3 = "ps1_threshold_metrics", "ps2_roc_auc", "ps3_pr_ap"
@@ -24,6 +25,7 @@ FAR = "2099-01-01T00:00:00+08:00"
 PAST = "2020-01-01T00:00:00+08:00"
 STUDENTS = ["h01", "h02", "h03", "h04", "h05"]
 BOUNDARY = "hostileboundary"
+SHOTS = REPO / "artifacts" / "pages"  # beside the pages of test_pages.py
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +39,19 @@ def site(tmp_path_factory):
     codes = make_course(data, STUDENTS, config=config)
     server = Server(data, "--jobs", "1", "--body-grace", "3").start()
     yield {"server": server, "codes": codes, "data": data}
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def tls_site(tmp_path_factory):
+    """A second course served over HTTPS (a throwaway certificate for 127.0.0.1 and ``*.example.test``): two
+    students of assignment 1; shared by the cookie-tossing tests over TLS (HTTP clients and the browser)."""
+    folder = tmp_path_factory.mktemp("tls")
+    data = folder / "data"
+    codes = make_course(data, ["t01", "t02"], config={"assignments": {A1: {"deadline": FAR}}})
+    tls = self_signed(folder / "cert")
+    server = Server(data, "--jobs", "1", tls=tls).start()
+    yield {"server": server, "codes": codes, "tls": tls}
     server.stop()
 
 
@@ -219,42 +234,82 @@ def test_signing_out_ends_the_session_on_the_server(site):
             assert r.status_code == 401, (way, r.text)
 
 
-def test_over_https_cookies_are_host_only_and_a_tossed_cookie_is_ignored(tmp_path):
+def test_over_https_cookies_are_host_only_and_a_tossed_cookie_is_ignored(tls_site):
     """Finding 4 (cookie tossing), against a real server over TLS: the session and sign-in cookies are named
     ``__Host-`` with ``Secure``, ``Path=/`` and no ``Domain`` (a browser accepts such a cookie only from a secure
     page of this host, so a page on another port over HTTP, or on a sibling subdomain, cannot set it), and the
     server reads only that name: a plain ``autograder_session`` cookie - what a tossing page can set - is ignored,
     alone or next to the real one."""
-    data = tmp_path / "tls" / "data"
-    codes = make_course(data, ["t01", "t02"], config={"assignments": {A1: {"deadline": FAR}}})
-    server = Server(data, "--jobs", "1", tls=self_signed(tmp_path / "tls-cert")).start()
-    try:
-        with server.client() as victim, server.client() as attacker:
-            r = victim.post("/api/v1/session", json={"code": codes["t01"]})
-            assert r.status_code == 200, r.text
-            cookie = r.headers["set-cookie"]
-            assert cookie.startswith("__Host-autograder_session=") and "; Secure" in cookie and "Path=/;" in cookie
-            assert "domain" not in cookie.lower()
-            mine = victim.cookies.get("__Host-autograder_session")
-            assert victim.get("/api/v1/session").json()["login"] == "t01"
-            attacker.post("/api/v1/session", json={"code": codes["t02"]})
-            theirs = attacker.cookies.get("__Host-autograder_session")
-            for header in (f"autograder_session={theirs}; __Host-autograder_session={mine}",
-                           f"__Host-autograder_session={mine}; autograder_session={theirs}"):
-                with server.client() as c:
-                    r = c.get("/api/v1/session", headers={"Cookie": header})
-                    assert r.json()["login"] == "t01", header
+    server, codes = tls_site["server"], tls_site["codes"]
+    with server.client() as victim, server.client() as attacker:
+        r = victim.post("/api/v1/session", json={"code": codes["t01"]})
+        assert r.status_code == 200, r.text
+        cookie = r.headers["set-cookie"]
+        assert cookie.startswith("__Host-autograder_session=") and "; Secure" in cookie and "Path=/;" in cookie
+        assert "domain" not in cookie.lower()
+        mine = victim.cookies.get("__Host-autograder_session")
+        assert victim.get("/api/v1/session").json()["login"] == "t01"
+        attacker.post("/api/v1/session", json={"code": codes["t02"]})
+        theirs = attacker.cookies.get("__Host-autograder_session")
+        for header in (f"autograder_session={theirs}; __Host-autograder_session={mine}",
+                       f"__Host-autograder_session={mine}; autograder_session={theirs}"):
             with server.client() as c:
-                assert c.get("/api/v1/session", headers={"Cookie": f"autograder_session={theirs}"}).status_code == 401
-        with server.client() as page:  # the sign-in page over HTTPS: its own cookie is __Host- too
-            form = page.get("/login")
-            assert form.headers["set-cookie"].startswith("__Host-autograder_login=") and "; Secure" in form.headers["set-cookie"]
-            token = form.text.split('name="csrf_token" value="')[1].split('"')[0]
-            r = page.post("/login", data={"login": "t01", "code": codes["t01"], "csrf_token": token},
-                          headers={"Origin": server.base}, follow_redirects=False)
-            assert r.status_code == 303, r.text
-            assert any(v.startswith("__Host-autograder_session=") for v in r.headers.get_list("set-cookie"))
-            shown = page.get(f"/assignments/{A1}").text
-            assert "&amp;account=t01" in shown  # the upload form says whom it was shown for
+                r = c.get("/api/v1/session", headers={"Cookie": header})
+                assert r.json()["login"] == "t01", header
+        with server.client() as c:
+            assert c.get("/api/v1/session", headers={"Cookie": f"autograder_session={theirs}"}).status_code == 401
+    with server.client() as page:  # the sign-in page over HTTPS: its own cookie is __Host- too
+        form = page.get("/login")
+        assert form.headers["set-cookie"].startswith("__Host-autograder_login=") and "; Secure" in form.headers["set-cookie"]
+        token = form.text.split('name="csrf_token" value="')[1].split('"')[0]
+        r = page.post("/login", data={"login": "t01", "code": codes["t01"], "csrf_token": token},
+                      headers={"Origin": server.base}, follow_redirects=False)
+        assert r.status_code == 303, r.text
+        assert any(v.startswith("__Host-autograder_session=") for v in r.headers.get_list("set-cookie"))
+        shown = page.get(f"/assignments/{A1}").text
+        assert "&amp;account=t01" in shown  # the upload form says whom it was shown for
+
+
+def test_over_https_a_sibling_host_cannot_toss_the_session_cookie_in_a_browser(tls_site, browser):
+    """Finding 4 over HTTPS in Debian's chromium: the course at https://course.example.test, a classmate's page
+    at https://evil.example.test (both on this machine) sets ``autograder_session`` and
+    ``__Host-autograder_session`` for the whole ``example.test`` (``Domain=``) to the classmate's session.  The
+    browser drops the ``__Host-`` one (a ``Domain`` is not allowed with that prefix), the service ignores the
+    plain one over HTTPS: the student stays signed in as themself, with no notice needed."""
+    server, codes, tls = tls_site["server"], tls_site["codes"], tls_site["tls"]
+    with server.client() as c:
+        r = c.post("/api/v1/session", json={"code": codes["t02"]})
+        assert r.status_code == 200
+        theirs = r.headers["set-cookie"].split(";")[0].split("=", 1)[1]  # the classmate's session, whatever its name
+    tosser = Tosser(theirs, [f"{name}={theirs}; Domain=example.test; Path=/; Secure; HttpOnly; SameSite=Lax"
+                             for name in ("autograder_session", "__Host-autograder_session")], tls=tls)
+    base = f"https://course.example.test:{server.port}"
+    # a browser of its own (the host names resolved to this machine), from the shared browser's Playwright
+    b = browser.browser_type.launch(executable_path=CHROMIUM, headless=True,
+                                    args=[*CHROMIUM_ARGS, "--host-resolver-rules=MAP *.example.test 127.0.0.1"])
+    try:
+        ctx = b.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN", ignore_https_errors=True)
+        page = ctx.new_page()
+        page.goto(f"{base}/login")
+        page.fill("#login", "t01")
+        page.fill("#code", codes["t01"])
+        with page.expect_navigation():
+            page.click("button[type=submit]")
+        assert page.locator(".who").inner_text().endswith("（t01）")
+        mine = {c["name"]: c for c in ctx.cookies() if "autograder" in c["name"]}
+        assert set(mine) == {"__Host-autograder_session"} and mine["__Host-autograder_session"]["secure"]
+        other = ctx.new_page()
+        other.goto(f"https://evil.example.test:{tosser.port}/")
+        other.close()
+        tossed = [(c["name"], c["domain"]) for c in ctx.cookies() if c["value"] == theirs]
+        assert tossed == [("autograder_session", ".example.test")], tossed  # the __Host- one was refused
+        page.goto(f"{base}/")  # the browser now sends both cookies; the service reads only the __Host- one
+        assert page.locator(".who").inner_text().endswith("（t01）")
+        assert page.locator(".account-change").count() == 0
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "https-tossing-ignored-desktop.png"), full_page=True)
+        who = page.evaluate("fetch('api/v1/session', {credentials: 'same-origin'}).then(r => r.json()).then(j => j.login)")
+        assert who == "t01"
     finally:
-        server.stop()
+        b.close()
+        tosser.close()

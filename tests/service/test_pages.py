@@ -21,7 +21,7 @@ import pytest
 
 from autograder.model import MAX_NOTEBOOK_BYTES
 
-from .server import REPO, Server, make_course, notebook_bytes, submit, wait_done
+from .server import REPO, Server, Tosser, make_course, notebook_bytes, submit, wait_done
 
 pytestmark = pytest.mark.slow
 
@@ -35,9 +35,6 @@ DESKTOP_HEIGHT_BOUND = 2200  # the same at 1280 px
 DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2} \d{2}:\d{2})(?:（(UTC[+-]\d{2}:\d{2})）)?")
 SHOTS = REPO / "artifacts" / "pages"
 AXE = REPO / "tests" / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WIDTHS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 375, "height": 740}}
 SOLUTION = notebook_bytes(make_corpus.solution(A1))
 WRONG = notebook_bytes(make_corpus.build()["wrong_strict_threshold"][1])
@@ -63,17 +60,6 @@ def site(tmp_path_factory):
         wait_done(c, [theirs])
     yield {"server": server, "base": server.base, "codes": codes, "data": data, "theirs": theirs}
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    assert Path(CHROMIUM).exists(), "找不到 /usr/bin/chromium（make setup 会安装 Debian 的 chromium）"
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 class Tab:
@@ -575,96 +561,6 @@ def test_the_limit_stated_is_the_limit_enforced_and_the_favicon_answers(site, br
     assert page.request.get(linked).status == 200
     assert tab.clean() == [], tab.clean()
     tab.close()
-
-
-class Tosser:
-    """A page on another port (or, with ``tls``, another host name) of the same machine that sets the service's
-    session cookie to ``value`` (cookie tossing: cookies keep neither ports nor, with ``Domain``, sibling hosts
-    apart), as a classmate's server could; ``cookies``: the ``Set-Cookie`` values (default: the plain name)."""
-
-    def __init__(self, value: str, cookies: list[str] | None = None, tls: tuple[Path, Path] | None = None) -> None:
-        import http.server
-        import ssl
-        import threading
-
-        sent = cookies or [f"autograder_session={value}; Path=/; HttpOnly; SameSite=Lax"]
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - the standard library's name
-                body = "<!DOCTYPE html><title>x</title><p>hello".encode()
-                self.send_response(200)
-                for cookie in sent:
-                    self.send_header("Set-Cookie", cookie)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        if tls is not None:
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            context.load_cert_chain(str(tls[0]), str(tls[1]))
-            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
-        self.port = self.httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}/"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def test_over_https_a_sibling_host_cannot_toss_the_session_cookie(browser, tmp_path):
-    """Finding 4 over HTTPS in Debian's chromium: the course at https://course.example.test, a classmate's page
-    at https://evil.example.test (both on this machine) sets ``autograder_session`` and
-    ``__Host-autograder_session`` for the whole ``example.test`` (``Domain=``) to the classmate's session.  The
-    browser drops the ``__Host-`` one (a ``Domain`` is not allowed with that prefix), the service ignores the
-    plain one over HTTPS: the student stays signed in as themself, with no notice needed."""
-    from .server import self_signed
-
-    data = tmp_path / "tls" / "data"
-    codes = make_course(data, ["t01", "t02"], config={"assignments": {A1: {"deadline": FAR}}})
-    tls = self_signed(tmp_path / "cert")
-    server = Server(data, "--jobs", "1", tls=tls).start()
-    with server.client() as c:
-        r = c.post("/api/v1/session", json={"code": codes["t02"]})
-        assert r.status_code == 200
-        theirs = r.headers["set-cookie"].split(";")[0].split("=", 1)[1]  # the classmate's session, whatever its name
-    tosser = Tosser(theirs, [f"{name}={theirs}; Domain=example.test; Path=/; Secure; HttpOnly; SameSite=Lax"
-                             for name in ("autograder_session", "__Host-autograder_session")], tls=tls)
-    base = f"https://course.example.test:{server.port}"
-    # a browser of its own (the host names resolved to this machine), from the module's Playwright
-    b = browser.browser_type.launch(executable_path=CHROMIUM, headless=True,
-                                    args=[*CHROMIUM_ARGS, "--host-resolver-rules=MAP *.example.test 127.0.0.1"])
-    try:
-        ctx = b.new_context(viewport=WIDTHS["desktop"], locale="zh-CN", ignore_https_errors=True)
-        page = ctx.new_page()
-        page.goto(f"{base}/login")
-        page.fill("#login", "t01")
-        page.fill("#code", codes["t01"])
-        with page.expect_navigation():
-            page.click("button[type=submit]")
-        assert page.locator(".who").inner_text().endswith("（t01）")
-        mine = {c["name"]: c for c in ctx.cookies() if "autograder" in c["name"]}
-        assert set(mine) == {"__Host-autograder_session"} and mine["__Host-autograder_session"]["secure"]
-        other = ctx.new_page()
-        other.goto(f"https://evil.example.test:{tosser.port}/")
-        other.close()
-        tossed = [(c["name"], c["domain"]) for c in ctx.cookies() if c["value"] == theirs]
-        assert tossed == [("autograder_session", ".example.test")], tossed  # the __Host- one was refused
-        page.goto(f"{base}/")  # the browser now sends both cookies; the service reads only the __Host- one
-        assert page.locator(".who").inner_text().endswith("（t01）")
-        assert page.locator(".account-change").count() == 0
-        page.screenshot(path=str(SHOTS / "https-tossing-ignored-desktop.png"), full_page=True)
-        who = page.evaluate("fetch('api/v1/session', {credentials: 'same-origin'}).then(r => r.json()).then(j => j.login)")
-        assert who == "t01"
-    finally:
-        b.close()
-        tosser.close()
-        server.stop()
 
 
 @pytest.mark.parametrize("width, victim, attacker", [("desktop", "s009", "s010"), ("phone", "s010", "s009")])
