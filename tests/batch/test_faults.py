@@ -115,10 +115,10 @@ def test_submission_that_never_ends(corpus, reference, backend, tmp_path):
     dest = mixed / "never_ends" / "ps1_threshold_metrics" / src.name
     dest.parent.mkdir(parents=True)
     nbformat.write(nb, dest)
-    t0 = time.monotonic()
+    # the run ends (run()'s 300 s backstop would fail the test) because the cell is stopped by its CPU-time limit:
+    # checked below by its _CellTimeout, not by the wall clock, which a busy machine stretches
     proc = run(grade_cmd(mixed, backend.out, *backend.args()))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert time.monotonic() - t0 < 120
     line = next(x for x in proc.stderr.splitlines() if "never_ends/ps1_threshold_metrics" in x)
     assert "超时" in line, line
     snap = snapshot(backend.url)
