@@ -194,7 +194,8 @@ def committed(url: str) -> int:
         eng.dispose()
 
 
-def wait_committed(url: str, k: int, proc: subprocess.Popen, timeout: float = 180) -> int:
+def wait_committed(url: str, k: int, proc: subprocess.Popen, timeout: float = 300) -> int:
+    """Wait until ``k`` results are committed; ``timeout`` is a backstop for a hung run, not a speed check."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         n = committed(url)
