@@ -4,7 +4,8 @@ Each test builds a small Sphinx project of its own (myst-nb with the book's exec
 an empty temporary folder, errors fatal) whose notebooks write to a log when they run, so that a test can
 see which ran, how often and when:
 
-* two notebooks missing from the cache run at the same time, once each, and their pages show their outputs;
+* two notebooks missing from the cache run at the same time, once each (a page with the same code as another
+  shares its run), and their pages show their outputs;
   a rebuild that reads every page again runs none of them;
 * a failing cell fails the build, naming the page and the error, and the other notebooks are cached;
 * if myst-nb reads a page differently from the extension (here a ``source-read`` handler changes a cell),
@@ -89,7 +90,8 @@ def _runs(log: Path) -> dict[str, list[tuple[str, float, str]]]:
 
 def test_missing_notebooks_run_side_by_side_once_and_a_rebuild_runs_none(tmp_path):
     log = tmp_path / "runs.log"
-    src = _project(tmp_path, {"first": _page("first", log), "second": _page("second", log)})
+    # "twin" has the code of "first": the cache holds one notebook for both, so it runs once
+    src = _project(tmp_path, {"first": _page("first", log), "second": _page("second", log), "twin": _page("first", log)})
     build = _build(src)
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     runs = _runs(log)
@@ -100,8 +102,8 @@ def test_missing_notebooks_run_side_by_side_once_and_a_rebuild_runs_none(tmp_pat
     assert start1 < end2 and start2 < end1, f"the notebooks ran one after the other: {runs}"
     assert cwd1 != cwd2 and str(src) not in cwd1 + cwd2, "each notebook runs in an empty folder of its own"
     assert "executing 2 notebooks, 2 at a time" in build.stdout
-    for name in ("first", "second"):
-        assert f"{name}-done" in (tmp_path / "html" / f"{name}.html").read_text(encoding="utf-8")
+    for page, name in (("first", "first"), ("second", "second"), ("twin", "first")):
+        assert f"{name}-done" in (tmp_path / "html" / f"{page}.html").read_text(encoding="utf-8")
 
     again = _build(src, "-E")  # a fresh environment: every page is read again
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
