@@ -17,6 +17,7 @@ import json
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -46,9 +47,17 @@ def _make(instructor: bool, tmp_path_factory) -> tuple[Path, dict]:
 
 
 @pytest.fixture(scope="module")
-def public_pdf(book_html, tmp_path_factory) -> tuple[Path, dict]:
-    """``make pdf`` after the site is built (so the PDF is also copied into the site)."""
-    return _make(False, tmp_path_factory)
+def pdfs(book_html, tmp_path_factory) -> dict[str, tuple[Path, dict]]:
+    """``make pdf`` and ``make pdf-instructor`` side by side, after the site is built (so each PDF is also
+    copied into its site); each holds its own edition's build lock."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        made = {edition: pool.submit(_make, edition == "instructor", tmp_path_factory) for edition in ("public", "instructor")}
+        return {edition: future.result() for edition, future in made.items()}
+
+
+@pytest.fixture(scope="module")
+def public_pdf(pdfs) -> tuple[Path, dict]:
+    return pdfs["public"]
 
 
 @pytest.fixture(scope="module")
@@ -180,8 +189,8 @@ def test_pages_rendered_for_a_look(public_pdf):
     assert len(list(ARTIFACTS.glob("public-*.png"))) == len(sample)
 
 
-def test_instructor_edition_has_the_solutions(public_text, tmp_path_factory):
-    pdf, stats = _make(True, tmp_path_factory)
+def test_instructor_edition_has_the_solutions(pdfs, public_text):
+    pdf, stats = pdfs["instructor"]
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
     assert "教师版" in info and stats["quizzes"] == len(load_quizzes()["quizzes"])
