@@ -66,6 +66,14 @@ def worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def sandbox_checked_by_run() -> None:
+    """In a local worker: the grading run that started this process tests the sandbox on this machine itself,
+    once, and records no result before that test passed; the worker does not repeat it before its first job.
+    (A Dask worker, possibly on another machine, tests its own: :func:`grade_job`.)"""
+    global _SANDBOX_CHECKED
+    _SANDBOX_CHECKED = None
+
+
 @dataclass(frozen=True)
 class Job:
     """One submission to grade, with everything a worker needs.
@@ -124,8 +132,8 @@ def grade_job(data: dict) -> dict:
     t_begin = time.monotonic()
     job = Job.from_json(data)
     if job.sandbox:
-        if _SANDBOX_CHECKED is False:
-            _SANDBOX_CHECKED = self_test()
+        if _SANDBOX_CHECKED is False:  # its zygote, started with this job's limits, grades the job
+            _SANDBOX_CHECKED = self_test(job.limits)
         if _SANDBOX_CHECKED:
             raise JobError(f"工作节点 {socket.gethostname()} 无法使用沙箱：{_SANDBOX_CHECKED}")
     assignment = all_assignments()[job.assignment]

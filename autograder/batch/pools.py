@@ -29,6 +29,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable, Iterator
 
 from . import admission
+from . import jobs
 from .jobs import Job, JobError, grade_job, worker_init
 
 Event = tuple[Job, "dict | None", "str | None"]
@@ -88,9 +89,11 @@ def local_extra(workers: int) -> int:
     return int(raw)
 
 
-def _worker_init(gate: admission.CpuGate | None) -> None:
+def _worker_init(gate: admission.CpuGate | None, sandbox_checked: bool = False) -> None:
     worker_init()
     admission.install(gate)
+    if sandbox_checked:
+        jobs.sandbox_checked_by_run()
 
 
 class LocalPool:
@@ -99,10 +102,13 @@ class LocalPool:
     ``workers`` jobs run at once; ``extra`` more worker processes start a job only while the pool leaves
     CPU unused (its runs wait: a student's cell sleeps), admitted by one :class:`admission.CpuGate`
     shared by the pool's workers (:mod:`.admission`).  ``extra=0``: exactly ``workers`` processes, no gate.
+    ``sandbox_checked``: the caller's self-test found this machine's sandbox working (and it records no
+    result before that test passed, :meth:`Grading.confirm <autograder.commands.grading.Grading.confirm>`),
+    so the workers do not test it again (:func:`jobs.sandbox_checked_by_run`).
     """
 
     def __init__(self, workers: int, log: Callable[[str], None], attempts: int = 3, work: Work = grade_job,
-                 extra: int = 0) -> None:
+                 extra: int = 0, sandbox_checked: bool = False) -> None:
         self.workers = max(1, workers)
         self.extra = max(0, min(extra, (admission.MAX_FACTOR - 1) * self.workers))
         self.log = log
@@ -110,6 +116,7 @@ class LocalPool:
         self.work = work  # a module-level function (it is pickled by name into the spawned workers)
         self.window = 2 * (self.workers + self.extra) + 2
         self.gate: admission.CpuGate | None = None  # of the current executor (a rebuilt pool gets a new one)
+        self.sandbox_checked = sandbox_checked
 
     def describe(self) -> str:
         more = f"（另有 {self.extra} 个进程在评分任务等待、CPU 空闲时开始评分）" if self.extra else ""
@@ -119,23 +126,50 @@ class LocalPool:
         # a new gate for every executor: a worker killed during a job never gave its place back
         self.gate = admission.CpuGate(self.workers) if self.extra else None
         return ProcessPoolExecutor(max_workers=self.workers + self.extra, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_worker_init, initargs=(self.gate,))
+                                   initializer=_worker_init, initargs=(self.gate, self.sandbox_checked))
 
     def _submit(self, pool: ProcessPoolExecutor, job: Job):
         if self.gate is None:
             return pool.submit(self.work, job.to_json())
         return pool.submit(admission.admitted, self.work, job.to_json())
 
-    def head_start(self, jobs: list[Job]) -> None:
-        """Start these jobs now, before :meth:`run` knows which jobs are wanted.
+    def head_start(self, jobs: Iterable[Job]) -> None:
+        """Start the first window of ``jobs`` now, before :meth:`run` knows which jobs are wanted.
 
         :meth:`run` takes over a started job when the same job (:func:`job_key`) comes from its
         source, and drops (cancels, or ignores the result of) those it is not asked for.
+        :meth:`keep_busy` starts more of ``jobs`` as these finish.
         """
         self._executor = self._pool()
         self._early = {}
-        for job in jobs:
-            self._early[job_key(job)] = (self._submit(self._executor, job), job)
+        self._head = iter(jobs)
+        self._top_up()
+
+    def _top_up(self) -> None:
+        """Start head-start jobs until ``window`` of them are unfinished (or there are no more)."""
+        running = sum(not fut.done() for fut, _ in self._early.values())
+        while running < self.window:
+            job = next(self._head, None)
+            if job is None:
+                return
+            try:
+                self._early[job_key(job)] = (self._submit(self._executor, job), job)
+            except BrokenProcessPool:  # a worker died: run() rebuilds the pool and grades this job from its source
+                self._head = iter(())
+                return
+            running += 1
+
+    def keep_busy(self, until: Callable[[], bool]) -> None:
+        """Until ``until()`` is true (the caller's other work is done, e.g. importing the gradebook in a thread),
+        start more head-start jobs as started ones finish, so the workers never wait for it.  Their results are
+        kept for :meth:`run` (at most what the workers finish meanwhile)."""
+        while not until():
+            running = [fut for fut, _ in self._early.values() if not fut.done()]
+            if len(running) >= self.window:
+                wait(running, timeout=0.05, return_when=FIRST_COMPLETED)
+            else:
+                time.sleep(0.05)  # nothing more to start: look again soon
+            self._top_up()
 
     def close(self) -> None:
         """Stop a head start that :meth:`run` never took over (e.g. the gradebook could not open).
@@ -144,7 +178,7 @@ class LocalPool:
         rather than left to grade every queued job (``shutdown(cancel_futures=True)`` cannot cancel jobs
         already handed to the worker processes' queue).
         """
-        executor, self._executor, self._early = getattr(self, "_executor", None), None, {}
+        executor, self._executor, self._early, self._head = getattr(self, "_executor", None), None, {}, iter(())
         if executor is None:
             return
         processes = list(getattr(executor, "_processes", {}).values())
@@ -161,7 +195,7 @@ class LocalPool:
         policy = RetryPolicy(self.attempts)
         inflight: dict = {}
         pool, early = getattr(self, "_executor", None) or self._pool(), getattr(self, "_early", {})
-        self._executor, self._early = None, {}
+        self._executor, self._early, self._head = None, {}, iter(())
         for key in [k for k in early if wanted is not None and k not in wanted]:
             early.pop(key)[0].cancel()  # already graded: its result (if it runs anyway) is never read
         try:

@@ -5,6 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
 
 PROBE = r"""
 import json, sys
@@ -34,3 +39,68 @@ def test_the_gradebook_imports_without_nbgraders_server_extensions_and_behaves_t
     assert seen["extension_points"] == [{"module": "nbgrader"}] and seen["extensions_loaded"] is True
     assert seen["iri_ok"] is True and seen["iri_bad"] is False  # the real RFC 3987 check, loaded on first use
     assert seen["api"] == "nbgrader.apps.api"
+
+
+def test_the_head_start_keeps_the_workers_busy_until_the_command_is_ready(tmp_path):
+    """While the command imports its gradebook, the head start starts more jobs as the first ones finish (not
+    only the first window); run() then hands back each of them once, without grading it again."""
+    import time
+
+    from autograder.batch import pools
+    from autograder.batch.jobs import Job
+
+    from . import pool_work
+
+    jobs = [Job(f"s{i}", "a", "fp", scratch=str(tmp_path)) for i in range(8)]
+    pool = pools.LocalPool(1, lambda msg: None, work=pool_work.slow)  # one process, a window of 4 jobs
+    assert pool.window == 4
+    pool.head_start(iter(jobs))
+    deadline = time.monotonic() + 120
+    started = lambda: sorted(p.name for p in tmp_path.glob("*.started"))  # noqa: E731
+    pool.keep_busy(lambda: len(started()) == len(jobs) or time.monotonic() > deadline)
+    assert len(started()) == len(jobs)  # all 8 began before run() was called
+    for p in tmp_path.glob("*.started"):
+        p.unlink()
+    seen = [job.student for job, payload, error in pool.run(jobs, wanted={pools.job_key(j) for j in jobs})
+            if error is None and payload["result"]["student"] == job.student]
+    assert sorted(seen) == sorted(j.student for j in jobs)
+    assert started() == []  # taken over, not run again
+
+
+BROKEN_CHECK = r"""
+import sys
+if __name__ == "__main__":  # only this process: its spawned workers import a working sandbox
+    from autograder.sandbox import command
+    from autograder.sandbox.session import Session
+    # the run's self-test meets a child that cannot isolate itself (as on a kernel without nested namespaces)
+    Session._kept_paths = lambda self: command.python_paths() + ["/tmp/ag-missing-kept-path/x"]
+    from autograder.cli import run
+    sys.argv = ["autograder", *sys.argv[1:]]
+    run()
+"""
+
+
+@pytest.mark.slow
+def test_a_run_whose_sandbox_check_fails_records_nothing_even_if_its_workers_graded(tmp_path):
+    """The run's self-test runs beside the first jobs; when it finds no working sandbox the run stops with the
+    reason (exit 2) before anything is recorded, although its workers (a working sandbox) started grading."""
+    import shutil
+    import sqlite3
+
+    src = REPO / "solutions" / "ps1_threshold_metrics" / "threshold_metrics.ipynb"
+    for student in ("s1", "s2", "s3"):
+        dest = tmp_path / "subs" / student / "ps1_threshold_metrics" / src.name
+        dest.parent.mkdir(parents=True)
+        shutil.copy(src, dest)
+    (tmp_path / "grader.py").write_text(BROKEN_CHECK)
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, str(tmp_path / "grader.py"), "grade", str(tmp_path / "subs"), "--out", str(out),
+                           "--jobs", "1"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert "沙箱无法隔离学生进程" in proc.stderr and "拒绝在没有沙箱的情况下运行学生代码" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not list(out.glob("results/*/*.json")) and not (out / "grades.csv").exists()
+    if (out / "gradebook.db").exists():
+        with sqlite3.connect(out / "gradebook.db") as db:
+            tables = {r[0] for r in db.execute("select name from sqlite_master where type = 'table'")}
+            assert "autograder_done" not in tables or not db.execute("select count(*) from autograder_done").fetchone()[0]
