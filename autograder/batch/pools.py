@@ -1,6 +1,7 @@
 """Run grading jobs (:func:`jobs.grade_job`, or another work function) in parallel and hand back results as they finish.
 
-* :class:`LocalPool` - a ``ProcessPoolExecutor`` of ``os.cpu_count()`` worker processes on this machine
+* :class:`LocalPool` - a ``ProcessPoolExecutor`` of ``os.cpu_count()`` worker processes on this machine, forked
+  from a fork server that has imported the grading engine (:func:`local_context`)
   (each job still runs the student's code under bubblewrap; each worker process keeps its warm sandbox
   between jobs, :mod:`autograder.sandbox.warm`, and it dies with the worker). A worker that dies (OOM killer, SIGKILL)
   breaks the pool: the pool is rebuilt and only the submissions that were in flight are graded again.
@@ -21,6 +22,7 @@ block (briefly) itself rather than yield :data:`IDLE` at once.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.context
 import os
 import time
 from collections import deque
@@ -89,8 +91,35 @@ def local_extra(workers: int) -> int:
     return int(raw)
 
 
-def _worker_init(gate: admission.CpuGate | None, sandbox_checked: bool = False) -> None:
+# Local workers are forked from a "fork server" (multiprocessing's forkserver): a process started once per
+# grading process that imports the grading engine (NumPy included) before any worker exists, never grades and
+# holds no sandbox, student data or thread of the grader; each worker is a fork of it (~10 ms instead of a new
+# interpreter importing the engine, 0.3 s of CPU per worker).  A worker gets its grader's environment as it
+# was when the pool was made (initializer), as a spawned one would.
+PRELOAD = ["autograder.batch.pools", "autograder.check"]
+
+
+def local_context() -> multiprocessing.context.BaseContext:
+    """The context of local worker processes: the fork server, preloading :data:`PRELOAD`."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(PRELOAD)
+    return ctx
+
+
+def start_local_workers_early() -> None:
+    """Start the fork server now (it imports the engine, ~0.35 s) while the caller prepares the first jobs."""
+    local_context()
+    from multiprocessing import forkserver
+
+    forkserver.ensure_running()
+
+
+def _worker_init(gate: admission.CpuGate | None, sandbox_checked: bool = False,
+                 environ: dict[str, str] | None = None) -> None:
     worker_init()
+    if environ is not None:
+        os.environ.clear()
+        os.environ.update(environ)
     admission.install(gate)
     if sandbox_checked:
         jobs.sandbox_checked_by_run()
@@ -124,9 +153,10 @@ class LocalPool:
 
     def _pool(self) -> ProcessPoolExecutor:
         # a new gate for every executor: a worker killed during a job never gave its place back
-        self.gate = admission.CpuGate(self.workers) if self.extra else None
-        return ProcessPoolExecutor(max_workers=self.workers + self.extra, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_worker_init, initargs=(self.gate, self.sandbox_checked))
+        ctx = local_context()
+        self.gate = admission.CpuGate(self.workers, ctx=ctx) if self.extra else None
+        return ProcessPoolExecutor(max_workers=self.workers + self.extra, mp_context=ctx, initializer=_worker_init,
+                                   initargs=(self.gate, self.sandbox_checked, dict(os.environ)))
 
     def _submit(self, pool: ProcessPoolExecutor, job: Job):
         if self.gate is None:

@@ -90,6 +90,10 @@ def grade(args: argparse.Namespace) -> int:
             raise CannotGrade(f"未知作业：{', '.join(sorted(unknown))}")
         assignments = {k: v for k, v in assignments.items() if k in args.assignment}
     log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
+    if not args.scheduler:
+        from ..batch import pools
+
+        pools.start_local_workers_early()  # the workers' fork server imports the engine meanwhile
     # the sandbox's self-test runs while the submissions are collected and the workers start; no result is
     # recorded before it passed (grading.confirm)
     grading = grading_setup(args, assignments, CannotGrade, lambda msg: print(msg, file=sys.stderr),

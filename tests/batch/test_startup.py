@@ -104,3 +104,61 @@ def test_a_run_whose_sandbox_check_fails_records_nothing_even_if_its_workers_gra
         with sqlite3.connect(out / "gradebook.db") as db:
             tables = {r[0] for r in db.execute("select name from sqlite_master where type = 'table'")}
             assert "autograder_done" not in tables or not db.execute("select count(*) from autograder_done").fetchone()[0]
+
+
+def sleeps_long(job: dict) -> dict:
+    """A job that keeps its worker busy (module level: the worker imports it by name)."""
+    import time
+
+    (Path(job["scratch"]) / "started").write_text("1")
+    time.sleep(120)
+    return {"result": {}}
+
+
+KILLED_GRADER = r"""
+import os, signal, sys, time
+sys.path.insert(0, sys.argv[3])
+from autograder.batch import pools
+from autograder.batch.jobs import Job
+from tests.batch.test_startup import sleeps_long
+if __name__ == "__main__":
+    pool = pools.LocalPool(1, lambda msg: None, work=sleeps_long, extra=1)
+    pool.head_start([Job("s1", "a", "fp", scratch=sys.argv[2]), Job("s2", "a", "fp", scratch=sys.argv[2])])
+    while not os.path.exists(os.path.join(sys.argv[2], "started")):
+        time.sleep(0.05)
+    from multiprocessing import forkserver
+    pids = list(pool._executor._processes) + [forkserver._forkserver._forkserver_pid]
+    open(sys.argv[1], "w").write(" ".join(map(str, pids)))
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return True
+    return state == "Z"
+
+
+@pytest.mark.slow
+def test_workers_forked_from_the_fork_server_die_with_their_grader(tmp_path):
+    """The grader is SIGKILLed while its worker grades and another waits at the gate: the workers (children of
+    the fork server, not of the grader) and the fork server end too."""
+    import time
+
+    (tmp_path / "grader.py").write_text(KILLED_GRADER)
+    subprocess.run([sys.executable, str(tmp_path / "grader.py"), str(tmp_path / "pids"), str(tmp_path), str(REPO)],
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
+    assert len(pids) == 3
+    deadline = time.monotonic() + 30
+    while not all(_gone(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = [p for p in pids if not _gone(p)]
+    for p in alive:
+        import os
+        import signal
+
+        os.kill(p, signal.SIGKILL)
+    assert not alive, "a worker or the fork server outlived its grader"
