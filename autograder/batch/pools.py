@@ -133,11 +133,13 @@ class LocalPool:
     shared by the pool's workers (:mod:`.admission`).  ``extra=0``: exactly ``workers`` processes, no gate.
     ``sandbox_checked``: the caller's self-test found this machine's sandbox working (and it records no
     result before that test passed, :meth:`Grading.confirm <autograder.commands.grading.Grading.confirm>`),
-    so the workers do not test it again (:func:`jobs.sandbox_checked_by_run`).
+    so the workers do not test it again (:func:`jobs.sandbox_checked_by_run`).  ``fork_server=False``: the
+    workers are spawned interpreters, children of this process (the long-running service: it starts them
+    once, and their death signal comes from the kernel the moment the service ends).
     """
 
     def __init__(self, workers: int, log: Callable[[str], None], attempts: int = 3, work: Work = grade_job,
-                 extra: int = 0, sandbox_checked: bool = False) -> None:
+                 extra: int = 0, sandbox_checked: bool = False, fork_server: bool = True) -> None:
         self.workers = max(1, workers)
         self.extra = max(0, min(extra, (admission.MAX_FACTOR - 1) * self.workers))
         self.log = log
@@ -146,6 +148,7 @@ class LocalPool:
         self.window = 2 * (self.workers + self.extra) + 2
         self.gate: admission.CpuGate | None = None  # of the current executor (a rebuilt pool gets a new one)
         self.sandbox_checked = sandbox_checked
+        self.fork_server = fork_server
 
     def describe(self) -> str:
         more = f"（另有 {self.extra} 个进程在评分任务等待、CPU 空闲时开始评分）" if self.extra else ""
@@ -153,7 +156,7 @@ class LocalPool:
 
     def _pool(self) -> ProcessPoolExecutor:
         # a new gate for every executor: a worker killed during a job never gave its place back
-        ctx = local_context()
+        ctx = local_context() if self.fork_server else multiprocessing.get_context("spawn")
         self.gate = admission.CpuGate(self.workers, ctx=ctx) if self.extra else None
         return ProcessPoolExecutor(max_workers=self.workers + self.extra, mp_context=ctx, initializer=_worker_init,
                                    initargs=(self.gate, self.sandbox_checked, dict(os.environ)))

@@ -121,10 +121,11 @@ class Grading:
         return self.check is not None and self.check.done.is_set() and bool(self.check.result())
 
     def pool(self, log: Log, work: Callable[[dict], dict] | None = None,
-             extra: int | None = None) -> pools.LocalPool | pools.DaskPool:
+             extra: int | None = None, fork_server: bool = True) -> pools.LocalPool | pools.DaskPool:
         """The pool that runs ``work`` (default :func:`~autograder.batch.jobs.grade_job`) on each job: the Dask
         cluster of ``--scheduler``, else local processes (``extra`` more behind the CPU-bound admission; None:
-        :func:`~autograder.batch.pools.local_extra`)."""
+        :func:`~autograder.batch.pools.local_extra`; forked from a fork server unless ``fork_server`` is
+        False, see :class:`~autograder.batch.pools.LocalPool`)."""
         from ..batch import pools
         from ..batch.jobs import grade_job
 
@@ -134,7 +135,7 @@ class Grading:
         workers = self.jobs or os.cpu_count() or 1
         # this machine's sandbox is checked once for the run (grading_setup): its workers do not test it again
         return pools.LocalPool(workers, log, work=work, extra=pools.local_extra(workers) if extra is None else extra,
-                               sandbox_checked=self.enforcement is not None)
+                               sandbox_checked=self.enforcement is not None, fork_server=fork_server)
 
     def describe(self) -> str:
         return f"Dask 集群 {self.scheduler}" if self.scheduler else f"本机 {self.jobs or os.cpu_count()} 个评分进程"
