@@ -179,9 +179,11 @@ class LocalPool:
         self._top_up()
 
     def _top_up(self) -> None:
-        """Start head-start jobs until ``window`` of them are unfinished (or there are no more)."""
+        """Start head-start jobs until ``window`` of them are unfinished, at most ``2 x window`` in all (what is
+        graded before the caller can record it is bounded: lost when the caller is killed, wasted when the
+        ledger says it was committed already)."""
         running = sum(not fut.done() for fut, _ in self._early.values())
-        while running < self.window:
+        while running < self.window and len(self._early) < 2 * self.window:
             job = next(self._head, None)
             if job is None:
                 return
@@ -194,8 +196,8 @@ class LocalPool:
 
     def keep_busy(self, until: Callable[[], bool]) -> None:
         """Until ``until()`` is true (the caller's other work is done, e.g. importing the gradebook in a thread),
-        start more head-start jobs as started ones finish, so the workers never wait for it.  Their results are
-        kept for :meth:`run` (at most what the workers finish meanwhile)."""
+        start more head-start jobs as started ones finish (up to ``2 x window`` in all), so the workers do not
+        wait for it.  Their results are kept for :meth:`run`."""
         while not until():
             running = [fut for fut, _ in self._early.values() if not fut.done()]
             if len(running) >= self.window:
