@@ -20,6 +20,7 @@ that well inside the backstop.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.context
 import os
 import threading
 import time
@@ -99,8 +100,8 @@ class CpuGate:
         The process whose tree is the pool (the grading command or the service).
     """
 
-    def __init__(self, slots: int, root: int | None = None) -> None:
-        ctx = multiprocessing.get_context("spawn")
+    def __init__(self, slots: int, root: int | None = None, ctx: multiprocessing.context.BaseContext | None = None) -> None:
+        ctx = ctx or multiprocessing.get_context("spawn")  # the pool's own context (its workers share these)
         self.slots = max(1, slots)
         self.root = os.getpid() if root is None else root
         self.running = ctx.Value("i", 0)  # jobs between enter() and leave()

@@ -29,13 +29,15 @@ import signal
 import socket
 import stat
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from multiprocessing import util
 from typing import Any
 
 from ..model import Limits
-from ..sandbox import SandboxBroken, cell_time, self_test
+from ..sandbox import SandboxBroken, cell_time, self_test, warm
 
 
 class JobError(RuntimeError):
@@ -52,18 +54,42 @@ STALE_MARGIN = 120.0  # seconds on top of the submission timeout before a folder
 def worker_init() -> None:
     """Local pool initializer: die with the grader (SIGKILL of the parent must not leave orphans).
 
-    A worker starts (imports) for about a second before it gets here; if the grader died in that time the
-    worker has already been handed to another parent and the death signal would never come, so it leaves.
+    The death signal follows the process that forked this one: the grader (spawned workers), or the pool's
+    fork server, which ends when its grader ends (multiprocessing's forkserver).  A worker starts for a
+    while before it gets here; if the grader died in that time the signal would never come (its parent is
+    gone already), so it leaves.  Idle warm sandboxes are destroyed when the worker ends normally (also
+    when it ends through ``os._exit``, as forked workers do, which skips ``atexit``).
     """
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except OSError:
         pass
-    parent = multiprocessing.parent_process()
-    if parent is not None and os.getppid() != parent.pid:
+    parent = multiprocessing.parent_process()  # the grader that asked for this worker, whoever forked it
+    if parent is not None and not parent.is_alive():
         os._exit(0)
+    if parent is not None and os.getppid() != parent.pid:
+        # forked by the fork server, which lives as long as any of its workers (each holds its "alive" pipe):
+        # the worker ends itself when its grader's end of their pipe closes (the grader is gone)
+        threading.Thread(target=_end_with, args=(parent.sentinel,), name="end-with-grader", daemon=True).start()
+    util.Finalize(None, warm.discard_all, exitpriority=10)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def sandbox_checked_by_run() -> None:
+    """In a local worker: the grading run that started this process tests the sandbox on this machine itself,
+    once, and records no result before that test passed; the worker does not repeat it before its first job.
+    (A Dask worker, possibly on another machine, tests its own: :func:`grade_job`.)"""
+    global _SANDBOX_CHECKED
+    _SANDBOX_CHECKED = None
+
+
+def _end_with(sentinel: int) -> None:
+    """Kill this process (its sandboxes die with it) when ``sentinel`` (the grader's pipe) reaches its end."""
+    from multiprocessing.connection import wait
+
+    wait([sentinel])
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 @dataclass(frozen=True)
@@ -124,8 +150,8 @@ def grade_job(data: dict) -> dict:
     t_begin = time.monotonic()
     job = Job.from_json(data)
     if job.sandbox:
-        if _SANDBOX_CHECKED is False:
-            _SANDBOX_CHECKED = self_test()
+        if _SANDBOX_CHECKED is False:  # its zygote, started with this job's limits, grades the job
+            _SANDBOX_CHECKED = self_test(job.limits)
         if _SANDBOX_CHECKED:
             raise JobError(f"工作节点 {socket.gethostname()} 无法使用沙箱：{_SANDBOX_CHECKED}")
     assignment = all_assignments()[job.assignment]

@@ -9,6 +9,7 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..batch.collect import Collection, Submission, collect, shown
 from ..batch.jobs import STALE_MARGIN, Job, make_job, sweep_scratch
@@ -19,11 +20,13 @@ from ..check import all_assignments
 from ..check.grade import unjudged
 from ..model import SubmissionResult
 from ..sandbox import enforcement
-from ..store import report
-from ..store.grades import GradeRow, write_grades_csv
-from ..store.outputs import OutputFolder
 from ..store.urls import database_url
-from .grading import FileStamps, Grading, generate_changed, grading_setup, lock_folder
+from .grading import Background, FileStamps, Grading, generate_changed, grading_setup, lock_folder
+
+if TYPE_CHECKING:
+    from ..store.outputs import OutputFolder
+
+# the output folder's modules (Jinja2, YAML) are imported with the gradebook's, in a thread (_recording_modules)
 
 PACKAGE = Path(__file__).resolve().parents[1]
 REPO = PACKAGE.parent
@@ -87,7 +90,14 @@ def grade(args: argparse.Namespace) -> int:
             raise CannotGrade(f"未知作业：{', '.join(sorted(unknown))}")
         assignments = {k: v for k, v in assignments.items() if k in args.assignment}
     log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    grading = grading_setup(args, assignments, CannotGrade, lambda msg: print(msg, file=sys.stderr))
+    if not args.scheduler:
+        from ..batch import pools
+
+        pools.start_local_workers_early()  # the workers' fork server imports the engine meanwhile
+    # the sandbox's self-test runs while the submissions are collected and the workers start; no result is
+    # recorded before it passed (grading.confirm)
+    grading = grading_setup(args, assignments, CannotGrade, lambda msg: print(msg, file=sys.stderr),
+                            background=not args.scheduler)
     out.mkdir(parents=True, exist_ok=True)
     lock = lock_output(out)
     try:
@@ -129,10 +139,17 @@ def _grade_locked(args, t_start, grading: Grading, out, subs_root, assignments, 
 
     pool = grading.pool(log)
     if not args.scheduler:
-        pool.head_start([job_of(e) for e in entries[:pool.window]])
+        pool.head_start(job_of(e) for e in entries)
     jobs_started = time.monotonic() - t_start  # the first jobs are in the workers' hands (run.json "phases")
     try:
-        from ..store import ledger  # nbgrader, SQLAlchemy: imported while the head start runs
+        # nbgrader and SQLAlchemy (~1.5 s of CPU) are imported in a thread while this one keeps the workers
+        # busy with more head-start jobs; the sandbox's self-test must have passed before anything is recorded
+        recording = Background(_recording_modules, "import-gradebook")
+        if not args.scheduler:
+            pool.keep_busy(lambda: recording.done.is_set() or grading.check_failed())
+        grading.confirm(CannotGrade)
+        ledger = recording.result()
+        imported = time.monotonic() - t_start
 
         # 2. nbgrader generate_assignment: puts each assignment (notebooks, grade cells) into the gradebook
         course = out / ".nbgrader-course"
@@ -145,8 +162,11 @@ def _grade_locked(args, t_start, grading: Grading, out, subs_root, assignments, 
         except ledger.DatabaseUnavailable as exc:
             raise CannotGrade(str(exc)) from None
         try:
+            from ..store.outputs import OutputFolder
+
             return _grade_pending(args, store, assignments, collection, subs, entries, job_of, pool, OutputFolder(out),
-                                  log, t_start, jobs_started)
+                                  log, t_start, {"jobs_started": jobs_started, "gradebook_imported": imported,
+                                                 "gradebook_open": time.monotonic() - t_start})
         except ledger.DatabaseUnavailable as exc:
             raise CannotGrade(str(exc)) from None
         finally:
@@ -154,6 +174,13 @@ def _grade_locked(args, t_start, grading: Grading, out, subs_root, assignments, 
     finally:
         pool.close()
         sweep_scratch(args.scratch, max_age=args.submission_timeout + STALE_MARGIN)  # a killed worker's folder
+
+
+def _recording_modules():
+    """What recording results needs (nbgrader's gradebook, SQLAlchemy, the report's templates): the ledger."""
+    from ..store import grades, ledger, outputs, report  # noqa: F401 - imported here, off the workers' critical path
+
+    return ledger
 
 
 def _cost(a) -> int:
@@ -170,8 +197,8 @@ def _received(job: Job, payload: dict) -> SubmissionResult:
 
 
 def _grade_pending(args, store, assignments, collection: Collection, subs: list[Submission], entries, job_of, pool,
-                   outputs: OutputFolder, log, t_start, jobs_started: float | None = None) -> int:
-    from ..store import ledger  # already imported by grade() (nbgrader): no cost here
+                   outputs: OutputFolder, log, t_start, started: dict[str, float] | None = None) -> int:
+    from ..store import ledger, report  # already imported by grade() (nbgrader): no cost here
 
     names = list(assignments)
     committed = store.fingerprints(names)
@@ -252,7 +279,7 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
     graded = len(pending) - len(failed)
     # where the command's wall time went: start-up until the first jobs were handed out, the first and the last
     # result, the end of the loop (the last record), the summary files written (seconds since start)
-    phases = {"jobs_started": jobs_started, "first_result": first, "last_result": last, "loop_end": wall,
+    phases = {**(started or {}), "first_result": first, "last_result": last, "loop_end": wall,
               "summary_written": time.monotonic() - t_start}
     stats = {"graded": graded, "failed": failed, "not_graded": not_graded, "wall_seconds": round(wall, 3),
              "workers": pool.workers, "extra_workers": getattr(pool, "extra", 0), "limits": enforcement.current(),
@@ -280,6 +307,8 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
 
 def _write_grades(path: Path, entries, results: list[SubmissionResult]) -> None:
     """grades.csv: the committed result of each submission of this run whose fingerprint is current."""
+    from ..store.grades import GradeRow, write_grades_csv
+
     by_key = {(r.student, r.assignment): r for r in results}
     rows = []
     for s, _, fp in entries:

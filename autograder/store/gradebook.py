@@ -10,16 +10,19 @@ import threading
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.apps import NbGraderAPI
-from nbgrader.coursedir import CourseDirectory
-from nbgrader.plugins.export import CsvExportPlugin
-from sqlalchemy.exc import SAWarning
-from traitlets.config import Config
+from . import nbgrader_import
 
-from ..model import SubmissionResult
+nbgrader_import.prepare()  # before the first import of nbgrader: only what grading uses (see the module)
+
+from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
+from sqlalchemy.exc import SAWarning  # noqa: E402
+
+from ..model import SubmissionResult  # noqa: E402
+
+if TYPE_CHECKING:
+    from nbgrader.apps import NbGraderAPI
 
 _PATH_LOCK = threading.Lock()
 
@@ -49,6 +52,10 @@ class GenerationError(RuntimeError):
 
 
 def _api(root: Path, db_url: str) -> NbGraderAPI:
+    from nbgrader.apps import NbGraderAPI  # generation only (1 s of imports a run that generates nothing skips)
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+
     c = Config()
     c.CourseDirectory.root = str(root)
     c.CourseDirectory.db_url = db_url
@@ -122,6 +129,8 @@ def record(gb: Gradebook, notebook: str, result: SubmissionResult, comment: str,
 
 def export_csv(gb: Gradebook, path: Path) -> None:
     """nbgrader's CSV export (columns include student_id, assignment, score, max_score)."""
+    from nbgrader.plugins.export import CsvExportPlugin
+
     CsvExportPlugin(to=str(path)).export(gb)
 
 

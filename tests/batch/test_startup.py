@@ -1,0 +1,167 @@
+"""What a grading run pays before its first result: the gradebook's imports (issue 26)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+PROBE = r"""
+import json, sys
+import autograder.store.ledger  # what the grading command imports to record results
+light = {"server_extensions": "nbgrader.server_extensions" in sys.modules,
+         "rfc3987_parser": "rfc3987_syntax.syntax_helpers" in sys.modules}
+import importlib.metadata, jsonschema, nbgrader
+from nbgrader.apps import NbGraderAPI  # generation still imports (it is not in the light set)
+checker = jsonschema.FormatChecker()
+print(json.dumps({**light, "version": nbgrader.__version__, "dist": importlib.metadata.version("nbgrader"),
+                  "extension_points": nbgrader._jupyter_server_extension_points(),
+                  "extensions_loaded": "nbgrader.server_extensions.formgrader" in sys.modules,
+                  "iri_ok": checker.conforms("http://例子.测试/路径?q=1", "iri"),
+                  "iri_bad": checker.conforms("http://exa mple.com/\\", "iri"),
+                  "api": NbGraderAPI.__module__}))
+"""
+
+
+def test_the_gradebook_imports_without_nbgraders_server_extensions_and_behaves_the_same():
+    """The command imports nbgrader's ORM, not its Jupyter server extensions nor jsonschema's RFC 3987 parser
+    (2.5 s of CPU on the cores the first jobs need); both are still there, unchanged, for whoever asks."""
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["server_extensions"] is False and seen["rfc3987_parser"] is False
+    assert seen["version"] == seen["dist"]
+    assert seen["extension_points"] == [{"module": "nbgrader"}] and seen["extensions_loaded"] is True
+    assert seen["iri_ok"] is True and seen["iri_bad"] is False  # the real RFC 3987 check, loaded on first use
+    assert seen["api"] == "nbgrader.apps.api"
+
+
+def test_the_head_start_keeps_the_workers_busy_until_the_command_is_ready(tmp_path):
+    """While the command imports its gradebook, the head start starts more jobs as the first ones finish (not
+    only the first window, at most two windows ahead of recording); run() then hands back each of them once,
+    without grading the started ones again."""
+    import time
+
+    from autograder.batch import pools
+    from autograder.batch.jobs import Job
+
+    from . import pool_work
+
+    jobs = [Job(f"s{i}", "a", "fp", scratch=str(tmp_path)) for i in range(10)]
+    pool = pools.LocalPool(1, lambda msg: None, work=pool_work.slow)  # one process, a window of 4 jobs
+    assert pool.window == 4
+    pool.head_start(iter(jobs))
+    deadline = time.monotonic() + 120
+    started = lambda: sorted(p.name for p in tmp_path.glob("*.started"))  # noqa: E731
+    ahead = lambda: sum(f.done() for f, _ in pool._early.values()) == 8  # noqa: E731
+    pool.keep_busy(lambda: ahead() or time.monotonic() > deadline)
+    first = started()
+    assert len(first) == 8  # two windows began (and ended) before run() was called, not more
+    for p in tmp_path.glob("*.started"):
+        p.unlink()
+    seen = [job.student for job, payload, error in pool.run(jobs, wanted={pools.job_key(j) for j in jobs})
+            if error is None and payload["result"]["student"] == job.student]
+    assert sorted(seen) == sorted(j.student for j in jobs)
+    assert started() == sorted(f"{j.student}.started" for j in jobs if f"{j.student}.started" not in first)  # only the 2 left
+
+
+BROKEN_CHECK = r"""
+import sys
+if __name__ == "__main__":  # only this process: its spawned workers import a working sandbox
+    from autograder.sandbox import command
+    from autograder.sandbox.session import Session
+    # the run's self-test meets a child that cannot isolate itself (as on a kernel without nested namespaces)
+    Session._kept_paths = lambda self: command.python_paths() + ["/tmp/ag-missing-kept-path/x"]
+    from autograder.cli import run
+    sys.argv = ["autograder", *sys.argv[1:]]
+    run()
+"""
+
+
+@pytest.mark.slow
+def test_a_run_whose_sandbox_check_fails_records_nothing_even_if_its_workers_graded(tmp_path):
+    """The run's self-test runs beside the first jobs; when it finds no working sandbox the run stops with the
+    reason (exit 2) before anything is recorded, although its workers (a working sandbox) started grading."""
+    import shutil
+    import sqlite3
+
+    src = REPO / "solutions" / "ps1_threshold_metrics" / "threshold_metrics.ipynb"
+    for student in ("s1", "s2", "s3"):
+        dest = tmp_path / "subs" / student / "ps1_threshold_metrics" / src.name
+        dest.parent.mkdir(parents=True)
+        shutil.copy(src, dest)
+    (tmp_path / "grader.py").write_text(BROKEN_CHECK)
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, str(tmp_path / "grader.py"), "grade", str(tmp_path / "subs"), "--out", str(out),
+                           "--jobs", "1"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert "沙箱无法隔离学生进程" in proc.stderr and "拒绝在没有沙箱的情况下运行学生代码" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not list(out.glob("results/*/*.json")) and not (out / "grades.csv").exists()
+    if (out / "gradebook.db").exists():
+        with sqlite3.connect(out / "gradebook.db") as db:
+            tables = {r[0] for r in db.execute("select name from sqlite_master where type = 'table'")}
+            assert "autograder_done" not in tables or not db.execute("select count(*) from autograder_done").fetchone()[0]
+
+
+def sleeps_long(job: dict) -> dict:
+    """A job that keeps its worker busy (module level: the worker imports it by name)."""
+    import time
+
+    (Path(job["scratch"]) / "started").write_text("1")
+    time.sleep(120)
+    return {"result": {}}
+
+
+KILLED_GRADER = r"""
+import os, signal, sys, time
+sys.path.insert(0, sys.argv[3])
+from autograder.batch import pools
+from autograder.batch.jobs import Job
+from tests.batch.test_startup import sleeps_long
+if __name__ == "__main__":
+    pool = pools.LocalPool(1, lambda msg: None, work=sleeps_long, extra=1)
+    pool.head_start([Job("s1", "a", "fp", scratch=sys.argv[2]), Job("s2", "a", "fp", scratch=sys.argv[2])])
+    while not os.path.exists(os.path.join(sys.argv[2], "started")):
+        time.sleep(0.05)
+    from multiprocessing import forkserver
+    pids = list(pool._executor._processes) + [forkserver._forkserver._forkserver_pid]
+    open(sys.argv[1], "w").write(" ".join(map(str, pids)))
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return True
+    return state == "Z"
+
+
+@pytest.mark.slow
+def test_workers_forked_from_the_fork_server_die_with_their_grader(tmp_path):
+    """The grader is SIGKILLed while its worker grades and another waits at the gate: the workers (children of
+    the fork server, not of the grader) and the fork server end too."""
+    import time
+
+    (tmp_path / "grader.py").write_text(KILLED_GRADER)
+    subprocess.run([sys.executable, str(tmp_path / "grader.py"), str(tmp_path / "pids"), str(tmp_path), str(REPO)],
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
+    assert len(pids) == 3
+    deadline = time.monotonic() + 30
+    while not all(_gone(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = [p for p in pids if not _gone(p)]
+    for p in alive:
+        import os
+        import signal
+
+        os.kill(p, signal.SIGKILL)
+    assert not alive, "a worker or the fork server outlived its grader"
