@@ -212,7 +212,9 @@ def bundle_stylesheets(outdir: Path, texts: dict[Path, str], used: set[str]) -> 
                                      "is missing: build again from scratch (rm -r _build/html)")
             else:  # a page of an earlier build (Sphinx did not write it again): the merged file's sources
                 sequence += earlier
-        sequences.append(sequence)
+        # once each: static_math links its stylesheet again (last) on every page, also on a page whose
+        # merged file holds it already (as the last source)
+        sequences.append(list(dict.fromkeys(sequence)))
     try:
         order = style_bundle.merge_order(seq for seq in sequences if seq)
         css = style_bundle.with_charset(unused_css.purge(style_bundle.merge(static, order, BUNDLE), used))

@@ -73,3 +73,43 @@ def test_one_order_for_every_page_or_an_error():
     assert style_bundle.merge_order([["a", "b"], ["a", "c", "b"], ["b", "d"]]) == ["a", "c", "b", "d"]
     with pytest.raises(style_bundle.BundleError, match="different orders"):
         style_bundle.merge_order([["a", "b"], ["b", "a"]])
+
+
+def _page_speed():
+    import sys
+
+    ext = str(ROOT / "book" / "_ext")
+    sys.path.insert(0, ext)
+    try:
+        import page_speed
+    finally:
+        sys.path.remove(ext)
+    return page_speed
+
+
+def test_a_rebuild_that_writes_some_pages_again_keeps_every_source(static, tmp_path_factory):
+    """An incremental build: one page written again by Sphinx (every stylesheet linked), one left from the
+    last build (only the merged file, and the formulas' stylesheet that static_math links again)."""
+    page_speed = _page_speed()
+    site = static.parent / "site"
+    (site / "_static").mkdir(parents=True)
+    for path in static.rglob("*.css"):
+        target = site / "_static" / path.relative_to(static)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    (site / "_static" / "math").mkdir()
+    (site / "_static" / "math" / "math.css").write_text("mjx-container{direction:ltr}\n", encoding="utf-8")
+    full = ('<html><head><link href="_static/styles/theme.css" rel="stylesheet" />'
+            '<link rel="stylesheet" href="_static/course.css" /><link rel="stylesheet" href="_static/math/math.css?v=1" />'
+            '<link rel="preload" as="script" href="_static/scripts/bootstrap.js" /></head><body class="z"></body></html>')
+    first = page_speed.bundle_stylesheets(site, {site / "a.html": full, site / "b.html": full}, {"z", "body"})
+    head = first[site / "b.html"].split("</head>")[0]
+    assert head.count("<link") == 1 and "_static/course-site.css?v=" in head
+    old = first[site / "b.html"].replace("</head>", '<link rel="stylesheet" href="_static/math/math.css?v=2" />\n</head>')
+    second = page_speed.bundle_stylesheets(site, {site / "a.html": full, site / "b.html": old}, {"z", "body"})
+    css = (site / "_static" / "course-site.css").read_text(encoding="utf-8")
+    assert "div.body" in css and '.z{content:"关闭"}' in css and "mjx-container{direction:ltr}" in css
+    assert second[site / "b.html"].split("</head>")[0].count("<link") == 1
+    (site / "_static" / "course-site.sources").unlink()
+    with pytest.raises(Exception, match="build again from scratch"):
+        page_speed.bundle_stylesheets(site, {site / "b.html": old}, {"z"})
