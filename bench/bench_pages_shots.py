@@ -4,7 +4,7 @@
 
 Serves the site as ``bench/bench_pages.py`` does and opens each page (``bench_pages.site_pages``) in Debian's
 chromium at 375x812 in light and in dark mode (the theme's setting in ``localStorage``), every section of
-the article drawn (``course-all-sections``, as after an in-page link).  For each page it writes the full
+the article drawn (``course-all-sections``, as after an in-page link) and every lazy figure loaded.  For each page it writes the full
 page (``<page>-<mode>.png``) and one contact sheet ``sheet-<page>.png``: the first screen and the screen
 with the most display formulas, light then dark, side by side at their real size (formulas, headings and
 the header buttons readable).  ``sidebars-<mode>.png`` shows both sidebars open on the first page.
@@ -19,7 +19,7 @@ import sys
 import threading
 from pathlib import Path
 
-from PIL import Image
+from PIL import Image, ImageDraw
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -44,6 +44,10 @@ def shoot(page, url: str, mode: str, full: Path) -> tuple[Image.Image, Image.Ima
     """Open ``url`` in ``mode``; write the full page to ``full``; (first screen, busiest screen)."""
     page.goto(url, wait_until="load")
     page.evaluate("document.documentElement.classList.add('course-all-sections')")
+    # lazy figures far below the first screen load only when scrolled to: all of them now, for the full page
+    page.evaluate("""() => Promise.all([...document.images].map(img => { img.loading = 'eager';
+      return (img.complete ? Promise.resolve() : new Promise(done => { img.onload = img.onerror = done; }))
+        .then(() => img.decode()).catch(() => null); }))""")
     page.wait_for_timeout(400)  # the theme's colour transitions
     page.screenshot(path=str(full), full_page=True)
     top = int(page.evaluate(BUSIEST_SCREEN))
@@ -61,17 +65,54 @@ def sheet(tiles: list[Image.Image], path: Path) -> None:
     out.save(path)
 
 
+def overview(out: Path, names: list[str], mode: str, scale: float = 0.4, rows: int = 800, columns: int = 10) -> list[Path]:
+    """Every full-page screenshot of ``mode`` cut into columns (``scale`` of their size, ``rows`` pixels
+    high) side by side, ``columns`` to a sheet: ``overview-<mode>-<n>.png``.  Each page starts a column,
+    under its name; the whole site fits in a few images (a layout fault, a white block in dark mode, a
+    cut figure show at this size; the page sheets show the text)."""
+    strips: list[Image.Image] = []
+    for name in names:
+        full = out / f"{name.removesuffix('.html').replace('/', '_')}-{mode}.png"
+        if not full.is_file():
+            continue
+        image = Image.open(full).convert("RGB")
+        image = image.resize((int(image.width * scale), int(image.height * scale)))
+        label_height = 14
+        for i, top in enumerate(range(0, image.height, rows - (label_height if not strips else 0))):
+            strip = Image.new("RGB", (int(WIDTH * scale) + 2, rows), (128, 128, 128))
+            offset = label_height if i == 0 else 0
+            strip.paste(image.crop((0, top, image.width, min(top + rows - offset, image.height))), (0, offset))
+            if i == 0:
+                ImageDraw.Draw(strip).text((2, 1), name.removesuffix(".html")[-24:], fill=(255, 255, 0))
+            strips.append(strip)
+    sheets = []
+    for n in range(0, len(strips), columns):
+        group = strips[n:n + columns]
+        sheet_image = Image.new("RGB", (sum(s.width + 6 for s in group), rows), (60, 60, 60))
+        for i, strip in enumerate(group):
+            sheet_image.paste(strip, (i * (strip.width + 6), 0))
+        path = out / f"overview-{mode}-{n // columns + 1:02d}.png"
+        sheet_image.save(path)
+        sheets.append(path)
+    return sheets
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", type=Path, default=bench_pages.SITE)
     parser.add_argument("--out", type=Path, default=bench_pages.ROOT / "artifacts" / "page-shots")
     parser.add_argument("--pages", help="comma-separated substrings of page paths (default: every page)")
+    parser.add_argument("--overview-only", action="store_true", help="only the overview sheets, from the last shots")
     args = parser.parse_args(argv)
     site = args.site.resolve()
     pages = bench_pages.site_pages(site)
     if args.pages:
         pages = [p for p in pages if any(k in p for k in args.pages.split(","))]
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.overview_only:
+        for mode in MODES:
+            print(*overview(args.out, pages, mode), sep="\n")
+        return 0
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
                                              functools.partial(bench_pages.GzipHandler, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -109,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
             browser.close()
     finally:
         server.shutdown()
+    for mode in MODES:
+        overview(args.out, pages, mode)
     print(f"{len(pages)} pages -> {args.out}", file=sys.stderr)
     return 0
 
