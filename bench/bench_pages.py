@@ -37,6 +37,7 @@ import http.server
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -164,14 +165,25 @@ def lighthouse(url: str, name: str, reports: Path = REPORTS) -> dict:
     reports.mkdir(parents=True, exist_ok=True)
     out = reports / (name.replace("/", "_").removesuffix(".html") + ".json")
     env = dict(os.environ, CHROME_PATH=CHROMIUM)
-    proc = subprocess.run(
+    # its own process group: an interrupted or timed-out run takes Lighthouse's chromium with it
+    proc = subprocess.Popen(
         ["node", str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}",
          "--only-categories=performance", "--form-factor=mobile", "--throttling-method=simulate",
          f"--chrome-flags={CHROME_FLAGS}"],
-        env=env, capture_output=True, text=True, timeout=300,
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )
+    try:
+        _, stderr = proc.communicate(timeout=300)
+    except BaseException:  # Lighthouse (chrome-launcher) stops its chromium on SIGINT
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        raise
     if proc.returncode != 0 or not out.is_file():
-        raise RuntimeError(f"lighthouse failed on {url}: {proc.stderr[-2000:]}")
+        raise RuntimeError(f"lighthouse failed on {url}: {stderr[-2000:]}")
     return json.loads(out.read_text(encoding="utf-8"))
 
 
@@ -275,6 +287,10 @@ def print_table(plain: PageResult, results: list[PageResult]) -> list[str]:
     return failing
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")  # unwinds through lighthouse(), which stops its chromium
+
+
 def main(argv: list[str] | None = None) -> int:
     """Measure the built editions (or ``--site``) and print a table per edition; 1 if a page misses a target."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -287,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="a built site to measure (repeatable; default: _build/html and, if built, the instructor edition)")
     parser.add_argument("--instructor", action="store_true", help="measure only the instructor edition")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)
     if args.instructor:
         sites = [INSTRUCTOR_SITE]
     else:
