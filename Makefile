@@ -104,7 +104,7 @@ bench: setup
 # Lighthouse is pinned in bench/package.json and installed into bench/node_modules (npm, no lock file).
 bench-pages: setup
 	test -d bench/node_modules/lighthouse || npm install --prefix bench --no-package-lock --no-audit --no-fund
-	$(BIN)/python bench/bench_pages.py
+	$(BIN)/python bench/bench_pages.py --all
 
 freeze:
 	$(BIN)/python -m pip freeze --exclude-editable | grep -v '^autograder' > requirements.txt.new

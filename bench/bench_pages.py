@@ -16,8 +16,11 @@ Targets (issue 24), on every page: performance score >= 95, LCP <= 2.5 s and at 
 TBT <= 150 ms, CLS <= 0.05, <= 500 kB transferred before interaction.  The table marks every missed
 target of a page; the exit status is 1 if a page misses one.
 
-    .venv/bin/python bench/bench_pages.py [--pages roc,intro] [--site _build/html] [--instructor]
+    .venv/bin/python bench/bench_pages.py [--all | --pages roc,intro] [--site _build/html] [--instructor]
                                           [--json artifacts/bench-pages.json]
+
+By default the pages of ``_toc.yml`` and the search page; ``--all``: every page of the built site (also
+the index of terms and the "not found" page; not ``index.html``, which only redirects to the first page).
 
 ``--site`` measures another built site, e.g. a copy of an earlier build, for a before/after table;
 ``--instructor`` measures the instructor edition (``make book-instructor``:
@@ -34,9 +37,11 @@ import http.server
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -105,6 +110,20 @@ def toc_pages() -> list[str]:
     return [f"{p}.html" for p in pages] + ["search.html"]
 
 
+def site_pages(site: Path) -> list[str]:
+    """Every page of a built site: the pages of ``_toc.yml`` in their order, then the other HTML files
+    (not the theme's templates under ``_static``, nor a page that only redirects, as ``index.html`` does)."""
+    pages = [p for p in toc_pages() if (site / p).is_file()]
+    for path in sorted(site.rglob("*.html")):
+        name = path.relative_to(site).as_posix()
+        if name in pages or name.startswith("_static/") or name == PEER:
+            continue
+        if re.search(r'<meta http-equiv="refresh"', path.read_text(encoding="utf-8", errors="replace")[:2000], re.I):
+            continue
+        pages.append(name)
+    return pages
+
+
 def write_peer(site: Path) -> str:
     """A plain page with the text of the introduction and nothing else; returns its name."""
     html = (site / "book" / "intro.html").read_text(encoding="utf-8")
@@ -146,14 +165,25 @@ def lighthouse(url: str, name: str, reports: Path = REPORTS) -> dict:
     reports.mkdir(parents=True, exist_ok=True)
     out = reports / (name.replace("/", "_").removesuffix(".html") + ".json")
     env = dict(os.environ, CHROME_PATH=CHROMIUM)
-    proc = subprocess.run(
+    # its own process group: an interrupted or timed-out run takes Lighthouse's chromium with it
+    proc = subprocess.Popen(
         ["node", str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}",
          "--only-categories=performance", "--form-factor=mobile", "--throttling-method=simulate",
          f"--chrome-flags={CHROME_FLAGS}"],
-        env=env, capture_output=True, text=True, timeout=300,
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )
+    try:
+        _, stderr = proc.communicate(timeout=300)
+    except BaseException:  # Lighthouse (chrome-launcher) stops its chromium on SIGINT
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        raise
     if proc.returncode != 0 or not out.is_file():
-        raise RuntimeError(f"lighthouse failed on {url}: {proc.stderr[-2000:]}")
+        raise RuntimeError(f"lighthouse failed on {url}: {stderr[-2000:]}")
     return json.loads(out.read_text(encoding="utf-8"))
 
 
@@ -215,9 +245,17 @@ def measure(site: Path, pages: list[str], reports: Path) -> tuple[PageResult, li
     results: list[PageResult] = []
     try:
         plain = summarize("(plain text peer)", lighthouse(base + peer, "plain-peer", reports))
-        for page in pages:
-            results.append(summarize(page, lighthouse(base + page, page, reports)))
-            print(f"  measured {page}", file=sys.stderr, flush=True)
+        print(f"  {site.name}: plain peer LCP {plain.lcp_ms / 1000:.2f} s", file=sys.stderr, flush=True)
+        for i, page in enumerate(pages, 1):
+            started = time.monotonic()
+            r = summarize(page, lighthouse(base + page, page, reports))
+            results.append(r)
+            # each page as soon as it is measured (the table comes at the end): an interrupted run still tells
+            print(f"  measured {page} ({i}/{len(pages)}, {time.monotonic() - started:.0f} s, load "
+                  f"{os.getloadavg()[0]:.1f}): score {r.score:.0f}, LCP {r.lcp_ms / 1000:.2f} s = "
+                  f"{r.lcp_ms / plain.lcp_ms:.2f}x plain, TBT {r.tbt_ms:.0f} ms, CLS {r.cls:.3f}, "
+                  f"{r.transfer_bytes / 1000:.0f} kB; misses: {', '.join(misses(r, plain)) or 'none'}",
+                  file=sys.stderr, flush=True)
     finally:
         server.shutdown()
         (site / peer).unlink(missing_ok=True)
@@ -249,15 +287,23 @@ def print_table(plain: PageResult, results: list[PageResult]) -> list[str]:
     return failing
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")  # unwinds through lighthouse(), which stops its chromium
+
+
 def main(argv: list[str] | None = None) -> int:
     """Measure the built editions (or ``--site``) and print a table per edition; 1 if a page misses a target."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pages", help="comma-separated substrings of page paths to measure (default: all)")
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument("--pages", help="comma-separated substrings of page paths to measure (default: the pages "
+                                        "of _toc.yml and the search page)")
+    chosen.add_argument("--all", action="store_true", help="every page of the site (also genindex.html, 404.html)")
     parser.add_argument("--json", type=Path, default=ROOT / "artifacts" / "bench-pages.json")
     parser.add_argument("--site", type=Path, action="append",
                         help="a built site to measure (repeatable; default: _build/html and, if built, the instructor edition)")
     parser.add_argument("--instructor", action="store_true", help="measure only the instructor edition")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)
     if args.instructor:
         sites = [INSTRUCTOR_SITE]
     else:
@@ -267,18 +313,20 @@ def main(argv: list[str] | None = None) -> int:
             sys.exit(f"找不到 {site}/index.html：先运行 make book（教师版：make book-instructor）")
     if not LIGHTHOUSE.is_file():
         sys.exit("先运行 make bench-pages（npm 安装 bench/package.json 中的 Lighthouse）")
-    pages = toc_pages()
-    if args.pages:
-        keys = args.pages.split(",")
-        pages = [p for p in pages if any(k in p for k in keys)]
     load_before = os.getloadavg()[0]
     failing: list[str] = []
     record = []
     for site in sites:
         site = site.resolve()
+        pages = site_pages(site) if args.all else toc_pages()
+        if args.pages:
+            keys = args.pages.split(",")
+            pages = [p for p in pages if any(k in p for k in keys)]
         name = "instructor" if site == INSTRUCTOR_SITE.resolve() else "public" if site == SITE.resolve() else site.name
+        load = os.getloadavg()[0]
         plain, results = measure(site, pages, REPORTS / name)
-        print(f"\n== {site.relative_to(ROOT) if site.is_relative_to(ROOT) else site} ({name}) ==")
+        print(f"\n== {site.relative_to(ROOT) if site.is_relative_to(ROOT) else site} ({name}; "
+              f"{time.strftime('%H:%M', time.gmtime())} UTC, load average {load:.1f} -> {os.getloadavg()[0]:.1f}) ==")
         failing += [f"{name}:{page}" for page in print_table(plain, results)]
         record.append({"site": str(site), "edition": name, "pages": [asdict(r) for r in [plain, *results]]})
     print(f"\nload average (1 min) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores: "

@@ -20,6 +20,16 @@ After an HTML build, every page is rewritten once (idempotent):
   myst-nb) without the rules no page can match (``unused_css.py``): a copy ``<name>.site.css`` next to
   each (Sphinx keeps its own copy), linked instead with a version of its content.  Only for the site
   (the ``html`` builder): the PDF edition's single page keeps the full stylesheets for its print script;
+* every render-blocking stylesheet of a page (the theme's, the extensions', the course's, the icons', the
+  formulas': fourteen files, one of them ``@import``-ing another) in one file ``_static/course-site.css``,
+  linked with a version of its content and purged of the rules no page can match (``style_bundle.py``,
+  ``unused_css.py``): one request before the first paint instead of a chain of them (the site only; the
+  PDF edition keeps its stylesheets).  The theme's ``<link rel="preload">`` of its two deferred scripts
+  goes too: they are fetched when the parser reaches their tags, after the stylesheet and the text, and
+  no longer compete with them on a slow connection;
+* the first frame of an animation (its poster) was inline in the HTML as a ``data:`` URI (67 kB of the
+  ROC page's compressed HTML): in the site it is the frame's file (``anim_frames.py`` wrote it), loaded
+  lazily like every figure;
 * the theme's script (pydata-sphinx-theme.js) without its loop that measures every scrollable box of the
   page at once on ``load`` (``theme_script.py``; ``a11y.js`` gives those boxes their tab stops in small
   batches): a copy ``pydata-sphinx-theme.site.js``, linked instead with a version of its content;
@@ -31,6 +41,7 @@ After an HTML build, every page is rewritten once (idempotent):
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 from pathlib import Path
@@ -41,13 +52,14 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
+import style_bundle
 import theme_script
 import unused_css
 
 logger = logging.getLogger(__name__)
 
 #: Bump when the rewriting below changes: pages already written are then written (and rewritten) again.
-VERSION = "12"
+VERSION = "13"
 
 ICONS_CSS = "course-speed.css"  # the icons and the sizing rule of lazy figures
 FONTAWESOME_TAG = re.compile(r'<script defer src="(?P<prefix>[^"]*?)_static/scripts/fontawesome\.js[^"]*"></script>')
@@ -60,6 +72,13 @@ TRANSLATIONS_TAG = re.compile(r'\s*<script [^>]*src="[^"]*_static/translations\.
 THEME_CSS = re.compile(r'(?P<base>_static/(?:styles/pydata-sphinx-theme|styles/sphinx-book-theme|sphinx-design\.min|'
                        r'mystnb\.[0-9a-f]+))(?:\.site)?\.css(?:\?[^"]*)?"')
 THEME_JS = re.compile(r'(?P<base>_static/scripts/pydata-sphinx-theme)(?:\.site)?\.js(?:\?[^"]*)?"')
+#: The theme's preloads of its two deferred scripts (``bootstrap.js``, ``pydata-sphinx-theme.js``).
+SCRIPT_PRELOAD = re.compile(r'\s*<link rel="preload" as="script" href="[^"]*_static/scripts/[^"]+" */?>')
+#: An animation's poster inline (``coursebook.animation``): the first of its ``data-frames``, as a data URI.
+POSTER = re.compile(r'data-frames="(?P<first>[^" ]*/_images/anim-(?P<hash>[0-9a-f]{20})\.png)(?P<rest>[^"]*)">'
+                    r'<img class="anim-frame" src="data:image/png;base64,(?P<data>[A-Za-z0-9+/=]+)"')
+BUNDLE = "course-site.css"  # the one stylesheet of every page of the site, under _static/
+BUNDLE_SOURCES = "course-site.sources"  # its sources, in order (pages written by an earlier build link only it)
 ICON_CLASS = re.compile(r"\bfa-([a-z0-9]+(?:-[a-z0-9]+)*)")
 _ICON_DEF = re.compile(r'(?:"([a-z0-9-]+)"|\b([a-z][a-z0-9]*)):\[(\d+),(\d+),\[[^\]]*\],"[0-9a-f]+","(M[^"]+)"\]')
 _NOT_ICONS = {"solid", "regular", "brands", "lg", "xs", "sm", "xl", "2x", "3x", "fw", "spin", "flip-horizontal"}
@@ -145,7 +164,7 @@ def lazy_figures(html: str, page: Path) -> str:
     def one(match: re.Match[str]) -> str:
         attrs = match.group(1)
         size = png_size((page.parent / match.group("src")).resolve())
-        extra = ' loading="lazy" decoding="async" data-size="intrinsic"'
+        extra = ' loading="lazy"' + ("" if "decoding=" in attrs else ' decoding="async"') + ' data-size="intrinsic"'
         if size and "width=" not in attrs and "height=" not in attrs:
             extra += f' width="{size[0]}" height="{size[1]}"'
             if is_wide_figure(*size):
@@ -153,6 +172,73 @@ def lazy_figures(html: str, page: Path) -> str:
         return f"<img {attrs}{extra} />"
 
     return FIGURE_IMG.sub(one, html)
+
+
+def posters_as_files(html: str, images: Path) -> str:
+    """Each animation's inline poster replaced by the file of its first frame (the same image: the name is
+    the hash of its bytes, written by ``anim_frames.py``); a poster whose file is missing stays inline."""
+
+    def one(match: re.Match[str]) -> str:
+        data = base64.b64decode(match.group("data"))
+        name = f"anim-{match.group('hash')}.png"
+        if hashlib.sha256(data).hexdigest()[:20] != match.group("hash") or not (images / name).is_file():
+            return match.group(0)
+        first = match.group("first")
+        return f'data-frames="{first}{match.group("rest")}"><img class="anim-frame" src="{first}"'
+
+    return POSTER.sub(one, html)
+
+
+def bundle_stylesheets(outdir: Path, texts: dict[Path, str], used: set[str]) -> dict[Path, str]:
+    """Every page of ``texts`` linking one stylesheet, ``_static/course-site.css``, instead of its
+    render-blocking stylesheets of ``_static/`` (see :mod:`style_bundle`); the pages' new texts.
+
+    The sources, in order, are kept in ``_static/course-site.sources``: a page that an earlier build wrote
+    (and Sphinx did not write again) links only the merged file.
+    """
+    static = outdir / "_static"
+    manifest = static / BUNDLE_SOURCES
+    found = {page: style_bundle.page_stylesheets(text[:text.find("</head>")]) if static not in page.parents else []
+             for page, text in texts.items()}  # _static/*.html: the theme's templates, not pages
+    earlier = manifest.read_text(encoding="utf-8").split() if manifest.is_file() else None
+    sequences = []
+    for page, links in found.items():
+        sequence = []
+        for _, name in links:
+            if name != BUNDLE:
+                sequence.append(name)
+            elif earlier is None:
+                raise ExtensionError(f"page_speed: {page} links _static/{BUNDLE} but _static/{BUNDLE_SOURCES} "
+                                     "is missing: build again from scratch (rm -r _build/html)")
+            else:  # a page of an earlier build (Sphinx did not write it again): the merged file's sources
+                sequence += earlier
+        # once each: static_math links its stylesheet again (last) on every page, also on a page whose
+        # merged file holds it already (as the last source)
+        sequences.append(list(dict.fromkeys(sequence)))
+    try:
+        order = style_bundle.merge_order(seq for seq in sequences if seq)
+        css = style_bundle.with_charset(unused_css.purge(style_bundle.merge(static, order, BUNDLE), used))
+    except style_bundle.BundleError as error:
+        raise ExtensionError(f"page_speed: {error}") from error
+    (static / BUNDLE).write_text(css, encoding="utf-8")
+    manifest.write_text("\n".join(order) + "\n", encoding="utf-8")
+    version = hashlib.sha256(css.encode()).hexdigest()[:12]
+    logger.info(f"page_speed: {len(order)} stylesheets -> _static/{BUNDLE} ({len(css) // 1000} kB)")
+    out = {}
+    for page, text in texts.items():
+        links = found[page]
+        if not links:
+            out[page] = text
+            continue
+        href = style_bundle.stylesheet_href(links[0][0].group(0)) or ""
+        tag = f'<link rel="stylesheet" href="{href.split("_static/", 1)[0]}_static/{BUNDLE}?v={version}" />'
+        pieces, last = [], 0
+        for i, (match, _) in enumerate(links):
+            pieces.append(text[last:match.start()] + (tag if i == 0 else ""))
+            last = match.end()
+        new = "".join(pieces) + text[last:]
+        out[page] = SCRIPT_PRELOAD.sub("", new[:new.find("</head>")]) + new[new.find("</head>"):]
+    return out
 
 
 def translations_first(head: str) -> str:
@@ -168,11 +254,14 @@ def translations_first(head: str) -> str:
     return without[:doctools.end()] + translations.group(0) + without[doctools.end():]
 
 
-def _purge_theme_css(app: Sphinx, outdir: Path, texts: dict[Path, str]) -> dict[str, str]:
+def _used_classes(outdir: Path, texts: dict[Path, str]) -> set[str]:
+    scripts = [p.read_text(encoding="utf-8", errors="replace") for p in (outdir / "_static").rglob("*.js")]
+    return unused_css.used_classes(texts.values(), scripts)
+
+
+def _purge_theme_css(outdir: Path, texts: dict[Path, str], used: set[str]) -> dict[str, str]:
     """Write ``<name>.site.css`` for each theme stylesheet the pages link; ``{"_static/<name>": version}``."""
     bases = {m.group("base") for text in texts.values() for m in THEME_CSS.finditer(text)}
-    scripts = [p.read_text(encoding="utf-8", errors="replace") for p in (outdir / "_static").rglob("*.js")]
-    used = unused_css.used_classes(texts.values(), scripts)
     versions = {}
     for base in sorted(bases):
         source = outdir / f"{base}.css"
@@ -216,9 +305,11 @@ def _lighten(app: Sphinx, exception: Exception | None) -> None:
     if fontawesome.is_file():
         icons = solid_icons(fontawesome.read_text(encoding="utf-8"))
         (outdir / "_static" / ICONS_CSS).write_text(icons_css(used - _NOT_ICONS, icons), encoding="utf-8")
-    versions = _purge_theme_css(app, outdir, texts) if app.builder.name == "html" else {}
+    site = app.builder.name == "html"  # not the single page of the PDF edition
+    used = _used_classes(outdir, texts) if site else set()
+    versions = _purge_theme_css(outdir, texts, used) if site else {}
     script_version = _theme_script(outdir)
-    changed = 0
+    news = {}
     for page, text in texts.items():
         new = THEME_CSS.sub(lambda m: f'{m.group("base")}.site.css?v={versions[m.group("base")]}"'
                             if m.group("base") in versions else m.group(0), text)
@@ -229,8 +320,15 @@ def _lighten(app: Sphinx, exception: Exception | None) -> None:
             new = SEARCH_TAGS.sub("", new)
             head_end = new.find("</head>")
             new = translations_first(BLOCKING_SCRIPT.sub(r"<script defer \1></script>", new[:head_end])) + new[head_end:]
+            if site:
+                new = posters_as_files(new, outdir / "_images")
             new = lazy_figures(new, page)
-        if new != text:
+        news[page] = new
+    if site:
+        news = bundle_stylesheets(outdir, news, used)
+    changed = 0
+    for page, new in news.items():
+        if new != texts[page]:
             page.write_text(new, encoding="utf-8")
             changed += 1
     logger.info(f"page_speed: {changed} pages without fontawesome.js and the search index")

@@ -76,7 +76,7 @@ def _configure(app: Sphinx, config: Any) -> None:
         "title": "找不到页面",
         "body": (
             "<h1>找不到页面</h1><p>这个地址没有对应的页面，可能是链接有误或页面已经改名。</p>"
-            f'<p><a href="{settings.site_path}">返回课程首页</a>，或用左上角的搜索框查找。</p>'
+            f'<p><a href="{settings.site_path}">返回课程首页</a>，或搜索本书（手机上点右上角的放大镜按钮，电脑上用左侧目录上方的搜索框）。</p>'
         ),
     }
 

@@ -79,12 +79,33 @@ def test_every_formula_is_typeset_at_build_time(book_html):
             problems.append(f"{page.name}: untypeset TeX in the article")
         if re.search(r"<script[^>]*mathjax|MathJax\s*=", html, re.I):
             problems.append(f"{page.name}: a MathJax script")
-        if expected and "_static/math/math.css?v=" not in html:
-            problems.append(f"{page.name}: the formulas' stylesheet is not linked")
+        if expected and not re.search(r'<link rel="stylesheet" href="[^"]*_static/course-site\.css\?v=', html):
+            problems.append(f"{page.name}: the site's stylesheet (with the formulas' rules) is not linked")
         if expected and html.count('<svg class="mjx-glyphs"') != 1:
             problems.append(f"{page.name}: not one block of glyph paths")
+    assert "mjx-container" in (book_html / "_static" / "course-site.css").read_text(encoding="utf-8")
     assert counted > 1000  # the book's formulas were found at all
     assert not problems, "\n".join(problems)
+
+
+def test_every_page_links_one_stylesheet_with_every_rule_of_its_sources(book_html):
+    """The render-blocking stylesheets of a page are one file (book/_ext/page_speed.py, style_bundle.py);
+    it holds the rules of each of its sources that a page can match, in their order."""
+    static = book_html / "_static"
+    bundle = (static / "course-site.css").read_text(encoding="utf-8")
+    sources = (static / "course-site.sources").read_text(encoding="utf-8").split()
+    assert {"styles/theme.css", "course.css", "quiz.css", "math/math.css", "course-speed.css"} <= set(sources)
+    assert bundle.startswith('@charset "UTF-8";') and "@import" not in bundle
+    for selector in ("html.course-all-sections article.bd-article section section",  # course.css
+                     "dialog .course-sidebar-close", 'mjx-container[jax="SVG"]>svg', ".fa-magnifying-glass::before"):
+        assert selector.replace(" ", "") in bundle.replace(" ", ""), selector
+    for path in book_html.rglob("*.html"):
+        if "_static" in path.parts or path.name == "index.html" and path.parent == book_html:
+            continue
+        head = path.read_text(encoding="utf-8").split("</head>", 1)[0]
+        links = re.findall(r'<link\b[^>]*rel="stylesheet"[^>]*>', head)
+        assert len(links) == 1 and "_static/course-site.css?v=" in links[0], (path, links)
+        assert 'rel="preload" as="script"' not in head, path
 
 
 def test_numbered_equations_and_cross_references(book_html):
