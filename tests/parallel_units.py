@@ -17,7 +17,7 @@ import pytest
 #
 # Each test module is one unit of work that runs whole on one worker (its module fixtures are made once).
 # Modules that share session fixtures say so themselves, with xdist's own mark in their module mark
-# (``pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("scale")]``), and run together as one unit
+# (``pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("service-course")]``), and run together as one unit
 # (:class:`UnitScheduling`). The scheduler sees only test ids, so it reads that mark from the module's source
 # (:func:`module_group`): since pytest 9 a worker can no longer append ``@group`` to an id, so xdist's own
 # ``--dist loadgroup`` ignores the marks without a word. The units are sent to the
