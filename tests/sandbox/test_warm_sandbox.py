@@ -120,6 +120,15 @@ def pollute():
         os.wait()
     except ChildProcessError:  # SIGCHLD ignored above: reaped already
         pass
+    for _ in range(1000):  # the grandchild binds on its own time: return once it listens (a busy machine was slower)
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect("\0" + MARK)
+            break
+        except OSError:
+            time.sleep(0.01)
+        finally:
+            probe.close()
     for n in RLIMITS:
         soft, hard = resource.getrlimit(getattr(resource, n))
         low = 3 if hard == resource.RLIM_INFINITY else max(0, hard // 2)
