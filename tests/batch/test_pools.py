@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from . import pool_work
+from .processes import outlived
 
 from autograder.batch import pools
 from autograder.batch.jobs import Job
@@ -47,14 +47,6 @@ def test_local_pool_gives_up_after_its_attempts(tmp_path):
     assert sum("重试" in m for m in logged) == 2
 
 
-def _ended(pid: int) -> bool:
-    """The process is gone or a zombie (dead, waiting to be reaped)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] in ("Z", "X")
-    except OSError:
-        return True
-
-
 def test_close_without_run_stops_the_head_start(tmp_path):
     """A head start that is never taken over: its workers end at once instead of grading every queued job."""
     pool = pools.LocalPool(1, lambda msg: None, work=pool_work.slow)
@@ -62,10 +54,7 @@ def test_close_without_run_stops_the_head_start(tmp_path):
     pids = list(pool._executor._processes)
     time.sleep(1.0)  # the worker has started a job
     pool.close()
-    deadline = time.monotonic() + 10
-    while not all(_ended(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert pids and all(_ended(pid) for pid in pids)
+    assert pids and not outlived(pids, timeout=10)
     time.sleep(3.0)
     assert len(list(tmp_path.glob("*.started"))) <= 2  # without the stop, all 6 jobs (0.5 s each) would run
     assert list(pool.run([])) == []  # a run after close starts from nothing
@@ -133,16 +122,7 @@ def test_a_worker_whose_grader_died_while_it_started_leaves(tmp_path):
                        stdout=subprocess.DEVNULL, stderr=err, timeout=60)
     pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
     assert pids, (tmp_path / "err").read_text()
-    deadline = time.monotonic() + 30
-    while not all(_ended(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    alive = [p for p in pids if not _ended(p)]
-    for p in alive:
-        import os
-        import signal
-
-        os.kill(p, signal.SIGKILL)
-    assert not alive, "the worker outlived its grader"
+    assert not outlived(pids), "the worker outlived its grader"
 
 
 def test_a_job_crosses_to_a_worker_as_explicit_json():

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from .processes import outlived
+
 REPO = Path(__file__).resolve().parents[2]
 
 PROBE = r"""
@@ -136,32 +138,13 @@ if __name__ == "__main__":
 """
 
 
-def _gone(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except OSError:
-        return True
-    return state == "Z"
-
-
 @pytest.mark.slow
 def test_workers_forked_from_the_fork_server_die_with_their_grader(tmp_path):
     """The grader is SIGKILLed while its worker grades and another waits at the gate: the workers (children of
     the fork server, not of the grader) and the fork server end too."""
-    import time
-
     (tmp_path / "grader.py").write_text(KILLED_GRADER)
     subprocess.run([sys.executable, str(tmp_path / "grader.py"), str(tmp_path / "pids"), str(tmp_path), str(REPO)],
                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
     pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
     assert len(pids) == 3
-    deadline = time.monotonic() + 30
-    while not all(_gone(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    alive = [p for p in pids if not _gone(p)]
-    for p in alive:
-        import os
-        import signal
-
-        os.kill(p, signal.SIGKILL)
-    assert not alive, "a worker or the fork server outlived its grader"
+    assert not outlived(pids), "a worker or the fork server outlived its grader"

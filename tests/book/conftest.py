@@ -16,7 +16,6 @@ notebook, which they only read: the editions' builds run side by side.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import http.server
 import json
@@ -31,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.file_lock import file_lock
 from tests.parallel_units import BUILD_CACHE_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,12 +63,8 @@ def _lock(shared: Path | None, edition: str) -> Iterator[None]:
     if shared is None:
         yield
         return
-    with open(shared / f"jupyter-book-{edition}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    with file_lock(shared / f"jupyter-book-{edition}.lock"):
+        yield
 
 
 def build_lock(tmp_path_factory, edition: str = "public"):
