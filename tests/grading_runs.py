@@ -11,8 +11,6 @@ tests/service/test_scale.py) are separate units of the parallel run, each worker
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import glob
 import json
 import os
@@ -28,6 +26,8 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+
+from tests.file_lock import file_lock
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -107,23 +107,13 @@ def run_folder(tmp_path_factory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") is not None else base
 
 
-@contextlib.contextmanager
-def _run_lock(folder: Path, name: str):
-    with open(folder / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
 def once_per_run(tmp_path_factory, name: str, make):
     """``make(folder)`` run once per test run, by the first worker that asks, in a folder ``name`` that every
     worker shares; later callers (other workers) wait for it and get its result (pickled beside the folder).
     If ``make`` fails, nothing is kept and the next caller runs it again (and fails the same way)."""
     shared = run_folder(tmp_path_factory)
     folder, saved = shared / name, shared / f"{name}.pickle"
-    with _run_lock(shared, name):
+    with file_lock(shared / f"{name}.lock"):
         if saved.is_file():
             return pickle.loads(saved.read_bytes())
         shutil.rmtree(folder, ignore_errors=True)
@@ -268,6 +258,12 @@ def assert_no_scratch_left(scratch: Path) -> None:
 #: A few submissions of the slice, for the faults that need no run long enough to be interrupted (a full scratch
 #: disk, a submission that never ends): grading the whole slice again there showed nothing more.
 FEW = ["instructor_solution_ps1_threshold_metrics_0", "wrong_strict_threshold_0", "instructor_solution_ps2_roc_auc_0"]
+
+
+#: One copy of each notebook of the slice (12 submissions) for the faults of tests/batch (a worker killed, the database
+#: away for a few seconds, the grader killed twice and resumed): each fault still falls in the middle of grading (the
+#: tests check it), and the same assertions hold on half the grading.
+ONE_COPY = [f"{sid}_0" for sid in SLICE]
 
 
 def copy_students(corpus: Path, dest: Path, students: list[str]) -> Path:

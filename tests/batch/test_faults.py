@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ..grading_runs import (FEW, assert_no_scratch_left, assert_same, copy_students, grade_cmd, restricted, run, scratch_dir, snapshot,
+from ..grading_runs import (FEW, ONE_COPY, assert_no_scratch_left, assert_same, copy_students, grade_cmd, restricted, run, scratch_dir, snapshot,
                             wait_busy, wait_committed)
 
 pytestmark = pytest.mark.slow  # the corpus slice and its reference grading: once per run (tests/grading_runs.py)
@@ -40,6 +40,7 @@ def _children(pid: int) -> list[tuple[int, str]]:
 
 @SQLITE_ONLY
 def test_worker_crash(corpus, reference, backend, tmp_path):
+    corpus, reference = copy_students(corpus, tmp_path / "one", ONE_COPY), restricted(reference, ONE_COPY)
     scratch = scratch_dir(tmp_path)
     cmd = grade_cmd(corpus, backend.out, *backend.args(), "--scratch", str(scratch))
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -58,7 +59,8 @@ def test_worker_crash(corpus, reference, backend, tmp_path):
     assert_no_scratch_left(scratch)  # the killed worker's folder, and those of the workers the pool ended with it
 
 
-def test_database_briefly_unavailable(corpus, reference, backend, request):
+def test_database_briefly_unavailable(corpus, reference, backend, request, tmp_path):
+    corpus, reference = copy_students(corpus, tmp_path / "one", ONE_COPY), restricted(reference, ONE_COPY)
     cmd = grade_cmd(corpus, backend.out, *backend.args())
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wait_committed(backend.url, 2, proc)
