@@ -260,9 +260,9 @@ def assert_no_scratch_left(scratch: Path) -> None:
 FEW = ["instructor_solution_ps1_threshold_metrics_0", "wrong_strict_threshold_0", "instructor_solution_ps2_roc_auc_0"]
 
 
-#: One copy of each notebook of the slice (12 submissions) for the faults of tests/batch (a worker killed, the database
-#: away for a few seconds, the grader killed twice and resumed): each fault still falls in the middle of grading (the
-#: tests check it), and the same assertions hold on half the grading.
+#: One copy of each notebook of the slice (12 submissions), for a fault that needs only both workers inside a job (a
+#: worker killed).  A fault timed by the number of committed results (a kill, the database away) needs the whole
+#: slice: a run's head start grades ahead of its first record, and on 12 it recorded them all at once (measured).
 ONE_COPY = [f"{sid}_0" for sid in SLICE]
 
 
