@@ -35,6 +35,13 @@ def pytest_collection_modifyitems(items) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+# Python keeps the bytecode of what this run's processes import (pytest's workers, every `autograder` command and server,
+# the sandboxes' runners), also when pytest is started directly on a machine that sets PYTHONDONTWRITEBYTECODE=1:
+# compiling every import again cost each process ~2 s of CPU (the Makefile unexports it for `make test`).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
+
 settings.register_profile(
     "course",
     max_examples=200,
