@@ -1,7 +1,8 @@
 """The book's kernels forked from one process that has already imported the libraries the pages use.
 
 Every page's notebook runs in a kernel of its own.  Started the usual way (``python -m ipykernel_launcher``),
-each kernel spends about 4 s of CPU importing IPython, NumPy, SciPy, pandas, scikit-learn and matplotlib
+each kernel spends about 4-5 s of CPU importing IPython, NumPy, SciPy, pandas, scikit-learn, matplotlib and
+myst-nb's ``glue``
 before the page's first cell does anything: 27 pages, about 100 s of the cold build's 210 s of CPU.
 A :class:`KernelForks` server imports them once (:data:`PRELOAD`), and each kernel is a fork of it
 (:class:`ForkKernelManager`): a new process, in its own session, in the page's folder, with the environment
@@ -38,7 +39,8 @@ from typing import Any
 #: The modules the server imports before it forks kernels (the pages' common imports).
 PRELOAD = ("numpy", "scipy.stats", "scipy.optimize", "scipy.special", "pandas", "sklearn.base", "sklearn.metrics",
            "sklearn.model_selection", "sklearn.linear_model", "sklearn.neighbors", "sklearn.pipeline",
-           "sklearn.preprocessing", "matplotlib", "matplotlib.pyplot", "ipykernel.ipkernel", "ipykernel.zmqshell",
+           "sklearn.preprocessing", "sklearn.datasets", "sklearn.discriminant_analysis", "sklearn.ensemble",
+           "myst_nb.ext.glue", "matplotlib", "matplotlib.pyplot", "ipykernel.ipkernel", "ipykernel.zmqshell",
            "ipykernel.iostream", "ipykernel.heartbeat", "ipykernel.parentpoller")
 # Not ipykernel.kernelapp: its class reads JPY_PARENT_PID when it is defined, and each kernel has its own.
 #: ipykernel's own default backend (``IPKernelApp.init_gui_pylab``), set before matplotlib is imported.
