@@ -18,7 +18,7 @@ Checked, not assumed:
 
 The number of notebooks at a time is the Sphinx setting ``course_execution_workers`` (0, the default: one per
 core this process may use).  The kernels are forks of one process that has imported the pages' libraries
-(:mod:`kernel_forks`: about 4 s of CPU less per page); the Sphinx setting ``course_execution_fork = False``
+(:mod:`kernel_forks`: about 2 s of CPU less per page); the Sphinx setting ``course_execution_fork = False``
 starts each kernel as jupyter_client does.
 """
 
