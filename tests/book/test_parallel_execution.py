@@ -9,7 +9,10 @@ see which ran, how often and when:
   a rebuild that reads every page again runs none of them;
 * a failing cell fails the build, naming the page and the error, and the other notebooks are cached;
 * if myst-nb reads a page differently from the extension (here a ``source-read`` handler changes a cell),
-  it would execute that notebook a second time: the build fails and names the page.
+  it would execute that notebook a second time: the build fails and names the page;
+* a kernel forked from the server that has imported the libraries (``book/_ext/kernel_forks.py``) prints
+  and draws what a kernel started by jupyter_client does (folder, parent, session, backend, environment,
+  figure bytes), with the libraries already imported.
 """
 
 from __future__ import annotations
@@ -146,3 +149,57 @@ def test_a_notebook_that_myst_nb_would_execute_again_fails_the_build(tmp_path):
     assert build.returncode != 0, out[-3000:]
     assert "Notebook executed twice" in out and "changed" in out.split("Notebook executed twice", 1)[1]
     assert [e for e, _, _ in _runs(log)["changed"]] == ["start", "end", "start", "end"]
+
+
+STATE_PAGE = HEADER + textwrap.dedent("""
+    # state
+
+    ```{code-cell} ipython3
+    import os, sys
+    print("preloaded", "sklearn.base" in sys.modules)
+    import random
+    import matplotlib
+    import matplotlib.pyplot as plt
+    import numpy as np
+    print("argv0", os.path.basename(sys.argv[0]), "name", __name__, "path0", repr(sys.path[0]))
+    print("cwd-empty", os.listdir(os.getcwd()) == [], "cwd-in-tmp", os.getcwd().startswith("/tmp"))
+    print("parent", os.getppid() == int(os.environ["JPY_PARENT_PID"]), "session", os.getsid(0) == os.getpid())
+    print("backend", matplotlib.get_backend(), "rcfile", os.path.basename(matplotlib.matplotlib_fname()))
+    print("ends", int(np.random.default_rng(3).integers(1000)), sorted(k for k in os.environ if k.startswith("JPY")))
+    print("random-draw", random.random())
+    ```
+
+    ```{code-cell} ipython3
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.plot([0, 1], [0, 1])
+    ```
+    """)
+
+
+def _state(tmp_path: Path, fork: bool) -> dict[str, str]:
+    """The state page's printed lines (first word -> rest) and its figure's PNG, built with or without forks."""
+    folder = tmp_path / ("fork" if fork else "spawn")
+    folder.mkdir()
+    src = _project(folder, {"state": STATE_PAGE}, f"course_execution_fork = {fork}\n")
+    build = _build(src)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(folder / "cache"))
+    (record,) = cache.list_cache_records()
+    notebook = cache.get_cache_bundle(record.pk).nb
+    outputs = [output for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs]
+    lines = "".join(output.get("text", "") for output in outputs if output.output_type == "stream").splitlines()
+    state = {line.split(" ", 1)[0]: line.split(" ", 1)[1] for line in lines}
+    (png,) = [output.data["image/png"] for output in outputs if "image/png" in output.get("data", {})]
+    state["png-bytes"] = png
+    return state
+
+
+def test_a_forked_kernel_is_a_fresh_kernel_with_the_libraries_already_imported(tmp_path):
+    forked, spawned = _state(tmp_path, fork=True), _state(tmp_path, fork=False)
+    assert forked.pop("preloaded") == "True" and spawned.pop("preloaded") == "False", "the kernel was not forked"
+    forked.pop("random-draw"), spawned.pop("random-draw")  # Python's random: seeded anew in every process
+    assert forked == spawned, "a forked kernel differs from a kernel started by jupyter_client"
+    assert forked["parent"] == "True session True" and forked["cwd-empty"] == "True cwd-in-tmp True"
+    assert "inline" in forked["backend"], forked["backend"]
