@@ -9,6 +9,9 @@ beyond it is visible.
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -47,13 +50,33 @@ def _job(student: str, extra: str = "", *, in_answer: bool = False, limits: Limi
                limits or Limits())
 
 
-def _grade(pool: pools.LocalPool, jobs: list[Job]) -> list[tuple[str, dict, float]]:
-    """(student, payload, seconds from the start) of each job, in the order the results arrived."""
+def _pool_run(conn, workers: int, extra: int, jobs: list[Job]) -> None:
+    """In a spawned process: grade ``jobs`` through a LocalPool and send (student, payload, error, seconds)."""
+    pool = pools.LocalPool(workers, lambda msg: None, extra=extra)
     t0 = time.monotonic()
+    conn.send([(job.student, payload, error, time.monotonic() - t0) for job, payload, error in pool.run(jobs)])
+    conn.close()
+
+
+def _grade(jobs: list[Job], *, extra: int, workers: int = 1) -> list[tuple[str, dict, float]]:
+    """(student, payload, seconds from the start) of each job, in the order the results arrived.
+
+    The pool runs in a spawned process of its own, as in ``autograder grade``: the gate counts the CPU demand
+    of the pool's process tree, and a pytest worker's tree also holds what other modules' fixtures left
+    running (a browser, servers' threads), which under load made the gate refuse every extra job here."""
+    ctx = multiprocessing.get_context("spawn")
+    receiver, sender = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_pool_run, args=(sender, workers, extra, jobs))
+    proc.start()
+    sender.close()
+    try:
+        got = receiver.recv()  # EOFError if the pool's process died without an answer
+    finally:
+        proc.join(30)
     out = []
-    for job, payload, error in pool.run(jobs):
-        assert error is None, (job.student, error)
-        out.append((job.student, payload, time.monotonic() - t0))
+    for student, payload, error, seconds in got:
+        assert error is None, (student, error)
+        out.append((student, payload, seconds))
     return out
 
 
@@ -62,11 +85,19 @@ def _full(payload: dict) -> bool:
     return r["score"] == r["max_score"] and not r["cell_errors"]
 
 
+# the pool of the gate test: a process that starts one spinning child, prints its PID and waits for stdin to close
+HOLDER = ("import subprocess, sys\n"
+          "spinner = subprocess.Popen([sys.executable, '-c', 'while True:\\n    pass\\n'])\n"
+          "print(spinner.pid, flush=True)\nsys.stdin.read()\nspinner.kill()\nspinner.wait()\n")
+
+
 def test_the_gate_admits_beyond_its_slots_only_while_the_pool_leaves_cpu_unused():
-    gate = admission.CpuGate(1)  # this process's tree is the pool
-    assert gate.enter() is False  # the slot: at once
-    spinner = subprocess.Popen([sys.executable, "-c", "while True:\n    pass\n"])
+    # the pool is a process of its own (not this pytest worker, whose tree holds other fixtures' processes)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
+        spinner = int(holder.stdout.readline())
+        gate = admission.CpuGate(1, root=holder.pid)
+        assert gate.enter() is False  # the slot: at once
         admitted: list[bool] = []
         t = threading.Thread(target=lambda: admitted.append(gate.enter()), daemon=True)
         time.sleep(0.3)
@@ -74,14 +105,15 @@ def test_the_gate_admits_beyond_its_slots_only_while_the_pool_leaves_cpu_unused(
         t.join(1.5)
         # a child computing (or waiting for a CPU) is one core of demand: nothing beyond the slot
         assert not admitted and t.is_alive()
+        os.kill(spinner, signal.SIGKILL)  # a zombie until the holder reaps it: no CPU, not runnable
+        t.join(5.0)
+        assert admitted == [True] and gate.running.value == 2 and gate.admitted_extra.value == 1
+        gate.leave()
+        gate.leave()
+        assert gate.running.value == 0 and gate.enter() is False  # a free slot again: no measurement
     finally:
-        spinner.kill()
-        spinner.wait()
-    t.join(5.0)
-    assert admitted == [True] and gate.running.value == 2 and gate.admitted_extra.value == 1
-    gate.leave()
-    gate.leave()
-    assert gate.running.value == 0 and gate.enter() is False  # a free slot again: no measurement
+        holder.stdin.close()
+        holder.wait(10)
 
 
 def test_a_hung_run_holds_no_slot_and_is_stopped_at_its_own_limit():
@@ -90,8 +122,7 @@ def test_a_hung_run_holds_no_slot_and_is_stopped_at_its_own_limit():
     limits = Limits(cell_timeout=4.0)  # backstop 5 x 4 + 2 = 22 s of wall clock for the sleeping cell
     hang = _job("hang", "import time\ntime.sleep(10 ** 6)", limits=limits)
     others = [_job(f"ok{i}") for i in range(2)]
-    pool = pools.LocalPool(1, lambda msg: None, extra=2)
-    got = _grade(pool, [hang] + others)
+    got = _grade([hang] + others, extra=2)
     order = [s for s, _, _ in got]
     assert order[-1] == "hang", got  # without extra workers the two would wait behind it (one slot)
     by = {s: (p, t) for s, p, t in got}
@@ -115,8 +146,7 @@ def test_limits_are_unchanged_when_more_runs_than_slots_compute_at_once():
     limits = Limits(cell_timeout=4.0)
     honest = [_job(f"honest{i}", WAIT_THEN_COMPUTE, in_answer=True, limits=limits) for i in range(3)]
     spin = _job("spin", "import time\ntime.sleep(2.0)\nwhile True:\n    pass", limits=limits)
-    pool = pools.LocalPool(1, lambda msg: None, extra=2)
-    got = {s: p for s, p, _ in _grade(pool, honest + [spin])}
+    got = {s: p for s, p, _ in _grade(honest + [spin], extra=2)}
     for i in range(3):
         r = got[f"honest{i}"]
         assert _full(r), r["result"]["cell_errors"]
@@ -139,8 +169,7 @@ def test_a_run_admitted_beside_a_waiting_one_cannot_signal_it():
     PID namespace, and the waiting run finishes with full marks."""
     victim = _job("victim", "import time\ntime.sleep(4.0)")
     killer = _job("killer", KILLER)
-    pool = pools.LocalPool(1, lambda msg: None, extra=1)
-    got = {s: (p, t) for s, p, t in _grade(pool, [victim, killer])}
+    got = {s: (p, t) for s, p, t in _grade([victim, killer], extra=1)}
     assert got["killer"][0]["timing"]["admitted_extra"] == 1  # it ran while the victim waited
     assert got["killer"][1] < got["victim"][1]
     assert _full(got["victim"][0]), got["victim"][0]["result"]
