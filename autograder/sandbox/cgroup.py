@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -163,6 +164,72 @@ class SandboxCgroups:
         for path in set(self.paths.values()):
             _remove(path)
         self.paths = {}
+
+
+_ARMING = threading.Lock()  # held while a prearm() write is under way
+
+
+def prearm() -> None:
+    """Make the grader's next move of a process into a cgroup (:meth:`SandboxCgroups.adopt`, a zygote's start) cheap.
+
+    Every write to a ``cgroup.procs`` file takes the kernel's global cgroup migration lock, whose writer side
+    first waits for an RCU grace period when no such write happened in the last ~15-25 ms (10-20 ms on this
+    machine; it was paid once per run, 16 times per assignment-5 submission).  This starts, in a background
+    thread, a write that moves this process into the cgroup it is already in (a no-op: nothing migrates), so
+    that the grace period passes while the grader does something else (ends the last run, creates the next
+    run's cgroups, has the zygote fork); a move within ~15 ms after it costs ~0.1 ms.  Nothing of a sandbox is
+    touched and nothing changes if the write is refused (e.g. an unprivileged grader that may not write its own
+    cgroup): the next move then waits as before.  At most one such write is under way per process.
+    """
+    if not _ARMING.acquire(blocking=False):
+        return  # one is under way: the grace period it waits for serves the next move too
+    try:
+        threading.Thread(target=_arm, name="cgroup-prearm", daemon=True).start()
+    except RuntimeError:  # no thread could be started (interpreter shutting down): nothing is lost
+        _ARMING.release()
+
+
+def _arm() -> None:
+    try:
+        procs = _own_procs_file()
+        if procs is not None:
+            fd = os.open(procs, os.O_WRONLY | os.O_CLOEXEC)
+            try:
+                os.write(fd, b"0")  # 0: this process, into the cgroup it is in
+            finally:
+                os.close(fd)
+    except OSError:
+        pass
+    finally:
+        _ARMING.release()
+
+
+def _own_procs_file() -> Path | None:
+    """The ``cgroup.procs`` file of this process's own cgroup (v2, else v1 pids, cpuacct or memory); None if unknown.
+
+    Read afresh each time (a process may be moved by others), and only from an exact entry of
+    ``/proc/self/cgroup``: writing any other cgroup's file would move this process there."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    found: dict[str, str] = {}
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) == 3 and parts[2].startswith("/"):
+            for name in parts[1].split(",") if parts[1] else ["unified"]:
+                found[name] = parts[2]
+    if delegation.is_v2():
+        candidates = [(CGROUP_ROOT, found.get("unified"))]
+    else:
+        candidates = [(CGROUP_ROOT / c, found.get(c)) for c in ("pids", "cpuacct", "memory")]
+    for base, rel in candidates:
+        if rel is None or any(part in ("..", ".") for part in rel.split("/")):
+            continue
+        procs = (base / rel.lstrip("/")) / "cgroup.procs"
+        if procs.exists():
+            return procs
+    return None
 
 
 def kill_process(proc) -> None:
