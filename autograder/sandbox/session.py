@@ -127,6 +127,8 @@ class Session:
         self._notebook_bytes: bytes | None = None
         self.zygotes_started = 0  # fork mode: sandboxes used; more than one means a run ended its sandbox
         self.start_seconds = 0.0  # time spent starting the sandbox and running cells, all runs included
+        if self.fork:
+            prearm()  # the first run's move into its cgroups follows in ~15 ms (cgroup.prearm)
 
     # -- process management -------------------------------------------------------------------
     def _spawn(self) -> None:
