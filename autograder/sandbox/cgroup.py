@@ -166,7 +166,17 @@ class SandboxCgroups:
         self.paths = {}
 
 
-_ARMING = threading.Lock()  # held while a prearm() write is under way
+_ARM = threading.Condition()  # prearm() asks, the process's one arming thread writes
+_ARM_STATE = {"asked": False, "busy": False, "thread": None}
+
+
+def _forget_arming_thread() -> None:  # a forked child has no arming thread (and no one holds the condition)
+    global _ARM
+    _ARM = threading.Condition()
+    _ARM_STATE.update(asked=False, busy=False, thread=None)
+
+
+os.register_at_fork(after_in_child=_forget_arming_thread)
 
 
 def prearm() -> None:
@@ -174,34 +184,56 @@ def prearm() -> None:
 
     Every write to a ``cgroup.procs`` file takes the kernel's global cgroup migration lock, whose writer side
     first waits for an RCU grace period when no such write happened in the last ~15-25 ms (10-20 ms on this
-    machine; it was paid once per run, 16 times per assignment-5 submission).  This starts, in a background
-    thread, a write that moves this process into the cgroup it is already in (a no-op: nothing migrates), so
-    that the grace period passes while the grader does something else (ends the last run, creates the next
-    run's cgroups, has the zygote fork); a move within ~15 ms after it costs ~0.1 ms.  Nothing of a sandbox is
-    touched and nothing changes if the write is refused (e.g. an unprivileged grader that may not write its own
-    cgroup): the next move then waits as before.  At most one such write is under way per process.
+    machine; it was paid once per run, 16 times per assignment-5 submission).  This has the process's arming
+    thread write this process into the cgroup it is already in (a no-op: nothing migrates), so that the grace
+    period passes while the grader does something else (ends the last run, creates the next run's cgroups, has
+    the zygote fork); a move within ~15 ms after it costs ~0.1 ms.  Nothing of a sandbox is touched and nothing
+    changes if the write is refused (e.g. an unprivileged grader that may not write its own cgroup): the next
+    move then waits as before.  Returns at once; one write at a time per process (asking again while one is
+    under way: its grace period serves the next move too).
     """
-    if not _ARMING.acquire(blocking=False):
-        return  # one is under way: the grace period it waits for serves the next move too
-    try:
-        threading.Thread(target=_arm, name="cgroup-prearm", daemon=True).start()
-    except RuntimeError:  # no thread could be started (interpreter shutting down): nothing is lost
-        _ARMING.release()
-
-
-def _arm() -> None:
-    try:
-        procs = _own_procs_file()
-        if procs is not None:
-            fd = os.open(procs, os.O_WRONLY | os.O_CLOEXEC)
+    with _ARM:
+        if _ARM_STATE["busy"]:
+            return
+        _ARM_STATE["asked"] = True
+        if _ARM_STATE["thread"] is None:
+            thread = threading.Thread(target=_arming, name="cgroup-prearm", daemon=True)
             try:
-                os.write(fd, b"0")  # 0: this process, into the cgroup it is in
-            finally:
-                os.close(fd)
-    except OSError:
-        pass
-    finally:
-        _ARMING.release()
+                thread.start()
+            except RuntimeError:  # no thread can be started (interpreter shutting down): nothing is lost
+                _ARM_STATE["asked"] = False
+                return
+            _ARM_STATE["thread"] = thread
+        _ARM.notify()
+
+
+def _arming() -> None:
+    cond = _ARM
+    while True:
+        with cond:
+            while not _ARM_STATE["asked"]:
+                cond.wait()
+            _ARM_STATE.update(asked=False, busy=True)
+        try:
+            procs = _own_procs_file()
+            if procs is not None:
+                fd = os.open(procs, os.O_WRONLY | os.O_CLOEXEC)
+                try:
+                    os.write(fd, b"0")  # 0: this process, into the cgroup it is in
+                finally:
+                    os.close(fd)
+        except OSError:
+            pass
+        finally:
+            with cond:
+                _ARM_STATE["busy"] = False
+                cond.notify_all()
+
+
+def wait_armed(timeout: float = 10.0) -> bool:
+    """Wait until no prearm write is asked for or under way (tests); False on timeout."""
+    with _ARM:
+        return _ARM.wait_for(lambda: not _ARM_STATE["asked"] and not _ARM_STATE["busy"], timeout)
 
 
 def _own_procs_file() -> Path | None:

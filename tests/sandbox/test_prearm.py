@@ -30,8 +30,7 @@ before = Path("/proc/self/cgroup").read_text()
 found = str(cgroup._own_procs_file())
 for _ in range(3):
     cgroup.prearm()
-    assert cgroup._ARMING.acquire(timeout=10), "the prearm write did not end"
-    cgroup._ARMING.release()
+    assert cgroup.wait_armed(10), "the prearm write did not end"
 print(json.dumps({"before": before, "after": Path("/proc/self/cgroup").read_text(), "found": found}))
 """
 
