@@ -183,8 +183,9 @@ def prearm() -> None:
     """Make the grader's next move of a process into a cgroup (:meth:`SandboxCgroups.adopt`, a zygote's start) cheap.
 
     Every write to a ``cgroup.procs`` file takes the kernel's global cgroup migration lock, whose writer side
-    first waits for an RCU grace period when no such write happened in the last ~15-25 ms (10-20 ms on this
-    machine; it was paid once per run, 16 times per assignment-5 submission).  This has the process's arming
+    first waits for an RCU grace period when no such write happened in the last ~15-25 ms (7-16 ms on this
+    machine: paid by the first run of each submission, and on a busy machine by most of assignment 5's 16 runs
+    of one submission).  This has the process's arming
     thread write this process into the cgroup it is already in (a no-op: nothing migrates), so that the grace
     period passes while the grader does something else (ends the last run, creates the next run's cgroups, has
     the zygote fork); a move within ~15 ms after it costs ~0.1 ms.  Nothing of a sandbox is touched and nothing
