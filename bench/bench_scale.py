@@ -107,6 +107,19 @@ class PeakRSS:
         return self.peak
 
 
+def machine_cpu() -> float:
+    """CPU seconds the whole machine has been busy since boot (``/proc/stat``: user, nice, system, irq, softirq).
+
+    On an idle machine the difference over a run is the run's own CPU time, sandboxes and reaped processes
+    included (which no per-process sum sees)."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq = (int(x) for x in fields[:7])
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
+CPU: dict[int, float] = {}  # id of a run's result -> machine CPU seconds during it (see machine_cpu)
+
+
 def timed(cmd: list[str], cwd: Path | None = None, ok=(0,), env: dict[str, str] | None = None) -> tuple[float, int, str]:
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -128,13 +141,15 @@ def plain_nbgrader(subs: Path, root: Path) -> tuple[float, int]:
     (root / "nbgrader_config.py").write_text(f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\n"
                                              f"c.CourseDirectory.db_url = {db!r}\n")
     shutil.copytree(subs, root / "submitted")
-    total, peak = 0.0, 0
+    total, peak, cpu = 0.0, 0, 0.0
     for name in names:
         # exit 1 = some notebook could not be processed (a hostile one killed its kernel); the rest is graded
+        c0 = machine_cpu()
         s, p, _ = timed([str(BIN / "nbgrader"), "autograde", name, "--create", "--force"], cwd=root, ok=(0, 1))
+        cpu += machine_cpu() - c0
         total += s
         peak = max(peak, p)
-    return total, peak
+    return total, peak, cpu
 
 
 def ours(subs: Path, out: Path, jobs: int, *, cold: bool = False, extra: int | None = None,
@@ -148,8 +163,11 @@ def ours(subs: Path, out: Path, jobs: int, *, cold: bool = False, extra: int | N
     env = {"AUTOGRADER_SANDBOX": "cold"} if cold else {}
     if extra is not None:
         env["AUTOGRADER_EXTRA_WORKERS"] = str(extra)
+    c0 = machine_cpu()
     s, peak, _ = timed([str(exe), "grade", str(subs), "--out", str(out), "--jobs", str(jobs), "--quiet"], env=env)
-    return s, peak, json.loads((out / "run.json").read_text(encoding="utf-8"))
+    stats = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    CPU[id(stats)] = machine_cpu() - c0
+    return s, peak, stats
 
 
 def profile(kinds: dict[Path, str]) -> dict[str, list[tuple[float, float, float, float]]]:
@@ -174,6 +192,22 @@ def profile(kinds: dict[Path, str]) -> dict[str, list[tuple[float, float, float,
 
 def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
+
+
+def _bytecode() -> str:
+    """Whether the modules both sides import have their .pyc files (``make setup`` compiles them; without them and
+    with PYTHONDONTWRITEBYTECODE=1 every process compiles each module it imports, nbgrader's kernels included)."""
+    import importlib.util
+
+    import numpy
+    import nbgrader
+
+    mods = {"autograder": REPO / "autograder" / "check" / "grade.py", "nbgrader": Path(nbgrader.__file__),
+            "NumPy": Path(numpy.__file__)}
+    have = [k for k, f in mods.items() if Path(importlib.util.cache_from_source(str(f))).exists()]
+    env = os.environ.get("PYTHONDONTWRITEBYTECODE")
+    return (f"bytecode compiled for {', '.join(have) or 'none'} of {', '.join(mods)}"
+            f"{'' if env is None else f'; PYTHONDONTWRITEBYTECODE={env}'}")
 
 
 def _uptime() -> str:
@@ -213,9 +247,9 @@ def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: 
     subs = work / "submissions"
     counts, kinds = synthesize(subs, n, seed)
     print(f"{n} submissions (seed {seed}): " + ", ".join(f"{k} {v}" for k, v in counts.items())
-          + f"; {cores} cores; isolation on (bubblewrap); {_uptime()}")
+          + f"; {cores} cores; isolation on (bubblewrap); {_bytecode()}; {_uptime()}")
     rows = []
-    t_nb, m_nb = plain_nbgrader(subs, work / "nbgrader")
+    t_nb, m_nb, cpu_nb = plain_nbgrader(subs, work / "nbgrader")
     rows.append(("nbgrader autograde, serial", t_nb, m_nb, None))
     runs = {}
     for jobs in sorted({1, cores}):  # the default: JOBS extra workers behind the CPU-bound admission
@@ -232,10 +266,19 @@ def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: 
     if not quick:
         cold = ours(subs, work / "ours-cold", cores, cold=True)
         rows.append((f"  same as --jobs {cores}, cold sandboxes", *cold))
-    print(f"{'run':40s} {'workers':>8s} {'seconds':>8s} {'subs/min':>9s} {'vs nbgrader':>12s} {'peak RSS MiB':>13s}")
+    print(f"{'run':40s} {'workers':>8s} {'seconds':>8s} {'subs/min':>9s} {'vs nbgrader':>12s} {'peak RSS MiB':>13s} "
+          f"{'machine CPU s':>14s} {'cores busy':>11s}")
     for label, t, m, stats in rows:
         procs = "1" if stats is None else f"{stats['workers']}+{stats.get('extra_workers', 0)}"
-        print(f"{label:40s} {procs:>8s} {t:8.1f} {60 * n / t:9.1f} {t_nb / t:11.2f}x {m / 2**20:13.0f}")
+        cpu = cpu_nb if stats is None else CPU[id(stats)]
+        print(f"{label:40s} {procs:>8s} {t:8.1f} {60 * n / t:9.1f} {t_nb / t:11.2f}x {m / 2**20:13.0f} {cpu:14.1f} "
+              f"{cpu / t:11.2f}")
+    c1, c2 = CPU[id(runs[1][2])], CPU[id(runs[cores][2])]
+    print(f"1 -> {cores} workers and the CPU (machine-wide /proc/stat; valid on an otherwise idle machine): the one-slot "
+          f"run used {c1:.1f} s of CPU in {runs[1][0]:.1f} s ({c1 / runs[1][0]:.2f} of {cores} cores busy on average), the "
+          f"{cores}-slot run {c2:.1f} s; on {cores} cores it cannot take less than {c2 / cores:.1f} s, so 1 -> {cores} is at "
+          f"most {runs[1][0] / (c2 / cores):.2f}x (measured {runs[1][0] / runs[cores][0]:.2f}x); with the one-slot run's "
+          f"CPU ({c1:.1f} s) at most {runs[1][0] / (c1 / cores):.2f}x")
     best = runs[cores]
     print(f"time per submission inside a worker (--jobs {cores}, mean): {_split(best[2]['per_submission_seconds'])}")
     if plain:

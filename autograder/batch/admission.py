@@ -108,6 +108,7 @@ class CpuGate:
         self.admitted_extra = ctx.Value("i", 0)  # jobs admitted beyond slots, in all (for run.json and tests)
         self._measure = ctx.Lock()  # one measurement at a time
         self._refused = ctx.Value("d", 0.0)  # time.monotonic() of the last refusal (shared: one clock per machine)
+        self._freed = ctx.Condition(ctx.Lock())  # notified when a job leaves: a waiting worker takes its slot at once
 
     def enter(self) -> bool:
         """Wait until this worker may start a job; True if it was admitted beyond ``slots``."""
@@ -132,11 +133,18 @@ class CpuGate:
                             self.admitted_extra.value += 1
                         return True
                     self._refused.value = time.monotonic()
-            time.sleep(min(max(pause, 0.02), PAUSE))
+            # until the next measurement may run, or a job leaves (its slot is then taken without measuring)
+            with self._freed:
+                with self.running.get_lock():
+                    free = self.running.value < self.slots
+                if not free:
+                    self._freed.wait(min(max(pause, 0.02), PAUSE))
 
     def leave(self) -> None:
         with self.running.get_lock():
             self.running.value -= 1
+        with self._freed:
+            self._freed.notify_all()
 
 
 _gate: CpuGate | None = None

@@ -116,6 +116,32 @@ def test_the_gate_admits_beyond_its_slots_only_while_the_pool_leaves_cpu_unused(
         holder.wait(10)
 
 
+def test_a_job_waiting_at_the_gate_takes_a_freed_slot_without_waiting_for_the_next_measurement(monkeypatch):
+    """After a refusal the waiting workers measure again only after ``PAUSE``; a job that leaves wakes them, so the
+    slot it frees is taken at once (here PAUSE is a minute: without the wake-up the waiter would sit out all of it)."""
+    monkeypatch.setattr(admission, "PAUSE", 60.0)
+    gate = admission.CpuGate(1)
+    assert gate.enter() is False
+    spinner = subprocess.Popen([sys.executable, "-c", "while True:\n    pass\n"])
+    try:
+        admitted: list[bool] = []
+        t = threading.Thread(target=lambda: admitted.append(gate.enter()), daemon=True)
+        time.sleep(0.3)
+        t.start()
+        for _ in range(200):  # until the waiter was refused once (it then waits for PAUSE or a wake-up)
+            if gate._refused.value:
+                break
+            time.sleep(0.05)
+        assert gate._refused.value and not admitted
+        gate.leave()  # the slot's job ends; the spinner still computes, so no measurement would admit anyone
+        t.join(20.0)
+        assert admitted == [False] and gate.admitted_extra.value == 0 and gate.running.value == 1
+    finally:
+        spinner.kill()
+        spinner.wait()
+    gate.leave()
+
+
 def test_a_hung_run_holds_no_slot_and_is_stopped_at_its_own_limit():
     """One slot, two extra workers: a notebook that hangs (sleeps) is graded beside two ordinary ones,
     which both finish before it; it ends at its wall-clock backstop, as it would alone."""
