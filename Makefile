@@ -66,24 +66,20 @@ system:
 	@bash scripts/install-system-deps.sh
 
 # --no-compile: pip would byte-compile every file of every package one after the other (a third of the install's
-# time on two cores); compileall does it on every core instead (~14 s on two).  Not left to Python's first import:
-# with PYTHONDONTWRITEBYTECODE set (as on the course's machines) no bytecode would ever be written, and every
-# process would compile what it imports again (importing scikit-learn, SciPy, matplotlib and IPython: 4.7 s of CPU
-# instead of 2.2 s), in each of the suite's pytest workers, book builds, kernels and servers (the repo's own modules
-# are written on first import: see `unexport` above).
+# time on two cores); $(BYTECODE) below does it on every core instead.
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade "pip>=24"
 	$(BIN)/python -m pip install -q --no-compile -r requirements.txt
 	$(BIN)/python -m pip install -q --no-deps -e .
-	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null
 	touch $(STAMP)
 
-# Byte-compiled modules of everything installed and of autograder/ (about 20 s of CPU, once).  Python writes a
+# Byte-compiled modules of everything installed and of autograder/ (about 20 s of CPU, once, on every core).  Python writes a
 # module's .pyc when it first imports it, except where it may not: with PYTHONDONTWRITEBYTECODE=1 in the
 # environment (as on the course's shared machine) and inside every sandbox (read-only, and it sets that variable),
 # every process compiled each module it imported, at every start: 1.0 of the grading command's 2.3 s of CPU for
-# 30 submissions, NumPy in every zygote, nbgrader's modules in each of its kernels (docs/scaling.md, "Bytecode").
+# 30 submissions, NumPy in every zygote, nbgrader's modules in each of its kernels (docs/scaling.md, "Bytecode");
+# importing scikit-learn, SciPy, matplotlib and IPython 4.7 s of CPU instead of 2.2 s in each book kernel and worker.
 $(BYTECODE): $(STAMP) $(shell find autograder -name '*.py')
 	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib autograder > /dev/null
 	touch $(BYTECODE)
