@@ -212,6 +212,25 @@
     return found;
   };
 
+  /* Blocks that print.css keeps whole on one page (a code cell, its output, a table, a figure) but that are
+   * taller than a page of text (maxHeight, CSS px): they and the code and outputs in them may break across
+   * pages (class print-may-break; a listing then starts right under the text before it).
+   * Kept whole, such a block was pushed to the next page, which it still did not fit: Chromium then left
+   * the rest of the page before it empty and printed a whole page of the cell's empty frame (the
+   * regression chapter's first code cell).  Call with the viewport as wide as the printed text column;
+   * returns how many blocks may break. */
+  window.coursePrintTallBlocks = function (maxHeight) {
+    var article = document.querySelector("article.bd-article") || document.body;
+    var n = 0;
+    article.querySelectorAll("div.cell, div.cell_input, div.highlight, .cell_output, figure, table, .quiz").forEach(function (node) {
+      if (node.getBoundingClientRect().height > maxHeight) {
+        node.classList.add("print-may-break");
+        n += 1;
+      }
+    });
+    return n;
+  };
+
   window.coursePrintPageNumbers = function (pages) {
     document.querySelectorAll(".toc-page[data-target]").forEach(function (span) {
       var page = pages[span.getAttribute("data-target")];
