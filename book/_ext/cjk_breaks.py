@@ -119,7 +119,8 @@ def _ancestors(node: nodes.Node):
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the clean-up of resolved documents."""
-    # a changed value makes an incremental build read and write every page again (not only the changed ones)
-    app.add_config_value("course_cjk_breaks_version", VERSION, "env")
+    # a new or changed value makes the HTML builders write every page again (the changes are made when a
+    # page is written, on its resolved doctree), not only the pages whose source changed
+    app.add_config_value("course_cjk_breaks_version", VERSION, "html")
     app.connect("doctree-resolved", _resolved)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
