@@ -279,6 +279,7 @@ PUNCTUATION_STARTS_LINE = """() => {
     range.setEnd(next, 1);
     const mark = range.getBoundingClientRect();
     const box = math.getBoundingClientRect();
+    if (box.height === 0) continue;  // not shown (a closed answer of a quiz)
     if (mark.top >= box.bottom - 1) out.push(`${span.dataset.tex}${next.data.slice(0, 6)}`);
   }
   return out;
