@@ -140,8 +140,8 @@ class CourseGlossaryDirective(SphinxDirective):
         for item, entry in zip(items, entries):
             term = next(iter(item.findall(nodes.term)))
             term["ids"].append(f"term-{entry['id']}")      # the anchor of the entry (the <dt> carries it)
-            names, words = index_names(entry["english"]), entry["term"].split("、")
-            pairs = zip(names, words) if len(words) == len(names) else ((name, entry["term"]) for name in names)
+            names, words = index_names(entry["english"]), entry["term"].replace("$", "").split("、")
+            pairs = zip(names, words) if len(words) == len(names) else ((name, "、".join(words)) for name in names)
             index["entries"] += [("single", f"{name}（{word}）", f"term-{entry['id']}", "", None) for name, word in pairs]
         return [index, box]
 
