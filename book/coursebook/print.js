@@ -222,7 +222,7 @@
   window.coursePrintTallBlocks = function (maxHeight) {
     var article = document.querySelector("article.bd-article") || document.body;
     var n = 0;
-    article.querySelectorAll("div.cell, div.cell_input, div.highlight, .cell_output, figure, table, .quiz").forEach(function (node) {
+    article.querySelectorAll('div.cell, div.cell_input, div[class*="highlight-"], div.highlight, .cell_output, figure, table, .quiz').forEach(function (node) {
       if (node.getBoundingClientRect().height > maxHeight) {
         node.classList.add("print-may-break");
         n += 1;

@@ -9,15 +9,13 @@ reader sees meanwhile and after.
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
 
-from .conftest import _QuietHandler
+from coursebook.pdf import serve
+
 from .test_quiz_browser import SHOTS
 
 pytestmark = pytest.mark.slow
@@ -52,12 +50,21 @@ def _problems(tab) -> list[str]:
     return problems
 
 
-def test_search_page_paints_and_loads_before_its_index(browser, site_url):
+@contextmanager
+def _phone(browser) -> Iterator[tuple]:
+    """A tab at 375 px whose requests for the index are held (:class:`HeldIndex`); its page errors at the end."""
     ctx = browser.new_context(**PHONE)
     tab = ctx.new_page()
     problems = _problems(tab)
     try:
-        held = HeldIndex(tab)
+        yield tab, HeldIndex(tab)
+        assert not problems, problems
+    finally:
+        ctx.close()
+
+
+def test_search_page_paints_and_loads_before_its_index(browser, site_url):
+    with _phone(browser) as (tab, held):
         tab.goto(f"{site_url}/search.html", wait_until="load")  # the load event does not wait for the index
         assert tab.locator(".bd-search-container h1").inner_text().strip().startswith("搜索")
         painted = tab.evaluate("performance.getEntriesByName('first-contentful-paint').length")
@@ -67,17 +74,10 @@ def test_search_page_paints_and_loads_before_its_index(browser, site_url):
         assert tab.evaluate("Search.hasIndex()") is False
         held.release()
         tab.wait_for_function("Search.hasIndex()", timeout=20_000)
-        assert not problems, problems
-    finally:
-        ctx.close()
 
 
 def test_search_with_a_query_waits_for_the_index_then_finds_the_pages(browser, site_url):
-    ctx = browser.new_context(**PHONE)
-    tab = ctx.new_page()
-    problems = _problems(tab)
-    try:
-        held = HeldIndex(tab)
+    with _phone(browser) as (tab, held):
         # the index, asked for at once, is part of the page's load: the reader sees the page and waits for results
         tab.goto(f"{site_url}/search.html?q=召回率", wait_until="domcontentloaded")
         tab.wait_for_function("performance.getEntriesByName('first-contentful-paint').length === 1", timeout=20_000)
@@ -90,21 +90,6 @@ def test_search_with_a_query_waits_for_the_index_then_finds_the_pages(browser, s
         links = tab.locator("#search-results ul.search li a").evaluate_all("els => els.map(e => e.href)")
         assert any("binary/fixed_threshold.html" in href for href in links), links
         tab.screenshot(path=str(SHOTS / "search-held-index-375.png"))
-        assert not problems, problems
-    finally:
-        ctx.close()
-
-
-@contextmanager
-def _serve(folder) -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _results(browser, url: str) -> list[str]:
@@ -124,7 +109,7 @@ def _results(browser, url: str) -> list[str]:
 def test_instructor_search_finds_the_solutions_and_the_public_one_does_not(browser, site_url, instructor_html):
     """A word of an instructor-only solution (the calibration exercises' answers on the recalibration page: 低估) is found
     in the instructor edition only; a word of the book is found in both."""
-    with _serve(instructor_html) as teacher:
+    with serve(instructor_html) as teacher:
         found = _results(browser, f"{teacher}/search.html?q=低估")
         assert any("calibration/recalibration.html" in href for href in found), found
         assert any("binary/fixed_threshold.html" in href for href in _results(browser, f"{teacher}/search.html?q=召回率"))
