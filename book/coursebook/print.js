@@ -29,7 +29,7 @@
     article.querySelectorAll('span[id^="document-"]').forEach(function (span) {
       var section = span.nextElementSibling;
       var heading = section && section.querySelector("h1, h2, h3, h4, h5, h6");
-      if (heading) docs.push({ doc: span.id.slice("document-".length), heading: heading, section: section });
+      if (heading) docs.push({ doc: span.id.slice("document-".length), heading: heading, section: section, anchor: span });
     });
     return docs;
   }
@@ -174,6 +174,10 @@
       d.heading.classList.add("print-doc-title");
       if (!levels[d.doc]) d.heading.classList.add("print-chapter");
       if (i > 0) (d.section || d.heading).classList.add("print-doc-start");
+      /* The empty anchor between two documents (<span id="document-...">) stood in a block of its own: when
+       * a document ended at the foot of a page, that empty line went onto the next page and the next
+       * document's page break came after it, leaving a blank page.  It moves into the document it names. */
+      if (d.anchor && d.section) d.section.insertBefore(d.anchor, d.section.firstChild);
     });
     var stats = { documents: docs.length };
     stats.quizzes = printQuizzes(article);
