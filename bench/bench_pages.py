@@ -295,8 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     """Measure the built editions (or ``--site``) and print a table per edition; 1 if a page misses a target."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     chosen = parser.add_mutually_exclusive_group()
-    chosen.add_argument("--pages", help="comma-separated substrings of page paths to measure (default: the pages "
-                                        "of _toc.yml and the search page)")
+    chosen.add_argument("--pages", help="comma-separated substrings of the paths of the pages to measure, among every "
+                                        "page of the site (default: the pages of _toc.yml and the search page)")
     chosen.add_argument("--all", action="store_true", help="every page of the site (also genindex.html, 404.html)")
     parser.add_argument("--json", type=Path, default=ROOT / "artifacts" / "bench-pages.json")
     parser.add_argument("--site", type=Path, action="append",
@@ -318,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     record = []
     for site in sites:
         site = site.resolve()
-        pages = site_pages(site) if args.all else toc_pages()
+        pages = site_pages(site) if args.all or args.pages else toc_pages()
         if args.pages:
             keys = args.pages.split(",")
             pages = [p for p in pages if any(k in p for k in keys)]

@@ -7,7 +7,11 @@ Usage in a MyST page::
 
 renders every term of the group ``basics`` as a definition list: the term and its English name, the
 one-sentence definition, a link to the section that introduces it, and the other words for the same
-concept that the book does not use.  Definitions are MyST Markdown (``$...$`` is math).  The data file
+concept that the book does not use.  Each English name is also an entry of the book's index
+(``genindex.html``, "索引"), ``recall（召回率）`` under R (``TP（真正例）``: names and words of a term listed in
+the same order are paired), linking to the term's entry here: a reader who
+knows a concept from English texts finds the book's word for it and its definition (the index would
+otherwise be empty: the book has no other index entries).  Definitions are MyST Markdown (``$...$`` is math).  The data file
 is also read by ``tests/book/test_vocabulary.py``, which keeps the variants out of the book.
 """
 
@@ -20,6 +24,7 @@ from typing import Any
 import yaml
 from docutils import nodes
 from docutils.statemachine import StringList
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
@@ -80,6 +85,24 @@ def load_terms(path: Path = TERMS_DATA) -> dict[str, Any]:
     return {"groups": raw.get("groups", []), "terms": raw.get("terms", []), "overview_pages": raw.get("overview_pages", [])}
 
 
+_MATH_ASIDE = re.compile(r"\s*\([^()]*\$[^()]*\)")  # "(\$\tau\$)": a symbol, not a name to look up
+
+
+def index_names(english: str) -> list[str]:
+    """The English names of a term as index entries: one per name (``;`` or ``,`` between names), without a
+    symbol in parentheses, ``$k$`` as ``k``.
+
+    >>> index_names("recall; true positive rate (TPR)")
+    ['recall', 'true positive rate (TPR)']
+    >>> index_names("classification threshold ($\\tau$)")
+    ['classification threshold']
+    >>> index_names("$k$-fold cross-validation")
+    ['k-fold cross-validation']
+    """
+    plain = _MATH_ASIDE.sub("", english).replace("$", "")
+    return [name.strip() for name in re.split(r"[;,]", plain) if name.strip()]
+
+
 def _markdown(entry: dict[str, Any]) -> list[str]:
     """One definition-list item in MyST Markdown."""
     lines = [f"{entry['term']}（{entry['english']}）", f": {entry['definition'].strip()}", ""]
@@ -113,10 +136,14 @@ class CourseGlossaryDirective(SphinxDirective):
         items = list(box.findall(nodes.definition_list_item))
         if len(items) != len(entries):
             raise self.error(f"course-glossary: rendered {len(items)} items for {len(entries)} terms")
+        index = addnodes.index(entries=[])
         for item, entry in zip(items, entries):
             term = next(iter(item.findall(nodes.term)))
             term["ids"].append(f"term-{entry['id']}")      # the anchor of the entry (the <dt> carries it)
-        return [box]
+            names, words = index_names(entry["english"]), entry["term"].replace("$", "").split("、")
+            pairs = zip(names, words) if len(words) == len(names) else ((name, "、".join(words)) for name in names)
+            index["entries"] += [("single", f"{name}（{word}）", f"term-{entry['id']}", "", None) for name, word in pairs]
+        return [index, box]
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -21,7 +21,9 @@
 * ``_static/a11y.js``: accessible names for the theme's icon buttons and navigation toggles (checked by
   the axe-core audit, tests/book/test_accessibility.py); ``_static/sidebars.js``: a close button, focus
   and ``aria-expanded`` for the two sidebars on a phone; ``_static/search_text.js`` (search page only):
-  formulas in search results as text, not TeX; ``_static/course.css``: page-wide styles.
+  formulas in search results as text, not TeX; ``_static/search_index.js`` (search page only): loads the
+  search index without delaying the page's first paint (``page_speed.py``); ``_static/course.css``:
+  page-wide styles.
 """
 
 from __future__ import annotations
@@ -89,6 +91,7 @@ def _drop_thebe(app: Sphinx) -> None:
 def _search_page_scripts(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     if pagename == "search":
         app.add_js_file("search_text.js", loading_method="defer")
+        app.add_js_file("search_index.js", loading_method="defer")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -8,7 +8,12 @@ After an HTML build, every page is rewritten once (idempotent):
   (read from the theme's ``fontawesome.js``), about 10 kB;
 * search: the theme loads Sphinx's search tools and the whole search index (``searchindex.js``, 170 kB)
   synchronously in the head of EVERY page, for an as-you-type search the course does not use; only
-  ``search.html`` keeps them (the search box of every page submits to it);
+  ``search.html`` keeps them (the search box of every page submits to it), and there they no longer delay
+  the page's first paint: the search tools are deferred (before ``search_text.js``, which wraps them), and
+  the index is not a script tag of the page any more: ``_static/search_index.js`` loads it (the file's
+  address, with a version of its content, in the loader's ``data-index``), at once when the page has a
+  query, after the page's ``load`` event when it has none (the index is then in the cache for the
+  query the reader types next); see :func:`search_page`;
 * the other scripts of the head (doctools, clipboard, copy and toggle buttons, translations, ...) no
   longer block the first paint: they get ``defer`` (they keep their order and still run before
   ``DOMContentLoaded``; the inline settings between them are plain variables read later).  Only
@@ -59,11 +64,17 @@ import unused_css
 logger = logging.getLogger(__name__)
 
 #: Bump when the rewriting below changes: pages already written are then written (and rewritten) again.
-VERSION = "13"
+VERSION = "14"
 
 ICONS_CSS = "course-speed.css"  # the icons and the sizing rule of lazy figures
 FONTAWESOME_TAG = re.compile(r'<script defer src="(?P<prefix>[^"]*?)_static/scripts/fontawesome\.js[^"]*"></script>')
 SEARCH_TAGS = re.compile(r'\s*<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)"></script>')
+#: The search page's scripts of Sphinx's search (``search_page``): the tools, and the index.
+SEARCH_TOOLS = re.compile(r'\s*<script src="(?P<src>[^"]*_static/(?:searchtools|language_data)\.js)"></script>')
+SEARCH_INDEX_TAG = re.compile(r'\s*<script src="(?P<src>[^"]*searchindex\.js)"></script>')
+#: The course's scripts of the search page (``course_site.py``): formulas as text, and the index loader.
+SEARCH_TEXT_TAG = re.compile(r'<script [^>]*src="[^"]*_static/search_text\.js[^"]*"></script>')
+SEARCH_LOADER_TAG = re.compile(r'<script (?P<attrs>[^>]*src="[^"]*_static/search_index\.js[^"]*")(?: data-index="[^"]*")?></script>')
 BLOCKING_SCRIPT = re.compile(r'<script (?![^>]*\b(?:defer|async|type=)[^>]*>)([^>]*\bsrc="(?![^"]*documentation_options\.js)[^"]+"[^>]*)></script>')
 FIGURE_IMG = re.compile(r'<img (?![^>]*\bloading=)([^>]*?\bsrc="(?P<src>[^"]*_images/[^"]+\.png)"[^>]*?)\s*/?>')
 DOCTOOLS_TAG = re.compile(r'<script [^>]*src="[^"]*_static/doctools\.js[^"]*"></script>')
@@ -241,6 +252,50 @@ def bundle_stylesheets(outdir: Path, texts: dict[Path, str], used: set[str]) -> 
     return out
 
 
+class SearchPageChanged(ExtensionError):
+    """The search page lacks a script tag that :func:`search_page` rewrites (a new Sphinx or theme?)."""
+
+
+def search_page(html: str, index_version: str) -> str:
+    """The search page with Sphinx's search tools deferred and its index loaded by ``search_index.js``.
+
+    ``searchtools.js`` and ``language_data.js`` (deferred, in their order) move to right before the
+    course's ``search_text.js``, which wraps a function of theirs; the ``searchindex.js`` tag goes, and
+    its address, with ``?v=index_version``, is the ``data-index`` of the ``search_index.js`` tag.  A page
+    rewritten before (no index tag, a ``data-index``) gets the new version.
+
+    Raises
+    ------
+    SearchPageChanged
+        If a tag to move or to rewrite is missing: search would stop working without a sign.
+    """
+    loader = SEARCH_LOADER_TAG.search(html)
+    if loader is None:
+        raise SearchPageChanged("page_speed: search.html has no _static/search_index.js tag (course_site.py adds it)")
+    index = SEARCH_INDEX_TAG.search(html)
+    if index is None:
+        if "data-index=" not in loader.group(0):
+            raise SearchPageChanged("page_speed: search.html loads no searchindex.js")
+        earlier = re.search(r'data-index="(?P<src>[^"?]*)', loader.group(0))
+        src = earlier.group("src") if earlier else "searchindex.js"
+    else:
+        src = index.group("src")
+        html = html[:index.start()] + html[index.end():]
+    html = SEARCH_LOADER_TAG.sub(lambda m: f'<script {m.group("attrs")} data-index="{src}?v={index_version}"></script>',
+                                 html, count=1)
+    tools = list(SEARCH_TOOLS.finditer(html))
+    if tools:
+        html = SEARCH_TOOLS.sub("", html)
+        text = SEARCH_TEXT_TAG.search(html)
+        if text is None:
+            raise SearchPageChanged("page_speed: search.html has no _static/search_text.js tag (course_site.py adds it)")
+        moved = "".join(f'<script defer src="{m.group("src")}"></script>\n    ' for m in tools)
+        html = html[:text.start()] + moved + html[text.start():]
+    elif not re.search(r'<script defer src="[^"]*_static/searchtools\.js"', html):
+        raise SearchPageChanged("page_speed: search.html loads no _static/searchtools.js")
+    return html
+
+
 def translations_first(head: str) -> str:
     """``head`` with the ``translations.js`` tag moved to right after the ``doctools.js`` tag (it defines
     ``Documentation.addTranslations``), before every script that may look a string up at once."""
@@ -309,6 +364,8 @@ def _lighten(app: Sphinx, exception: Exception | None) -> None:
     used = _used_classes(outdir, texts) if site else set()
     versions = _purge_theme_css(outdir, texts, used) if site else {}
     script_version = _theme_script(outdir)
+    index = outdir / "searchindex.js"
+    index_version = hashlib.sha256(index.read_bytes()).hexdigest()[:12] if index.is_file() else ""
     news = {}
     for page, text in texts.items():
         new = THEME_CSS.sub(lambda m: f'{m.group("base")}.site.css?v={versions[m.group("base")]}"'
@@ -316,13 +373,15 @@ def _lighten(app: Sphinx, exception: Exception | None) -> None:
         if script_version:
             new = THEME_JS.sub(lambda m: f'{m.group("base")}.site.js?v={script_version}"', new)
         new = FONTAWESOME_TAG.sub(lambda m: f'<link rel="stylesheet" href="{m.group("prefix")}_static/{ICONS_CSS}" />', new)
-        if page.name != "search.html" or page.parent != outdir:
+        if page.name == "search.html" and page.parent == outdir:
+            new = search_page(new, index_version)
+        else:
             new = SEARCH_TAGS.sub("", new)
-            head_end = new.find("</head>")
-            new = translations_first(BLOCKING_SCRIPT.sub(r"<script defer \1></script>", new[:head_end])) + new[head_end:]
-            if site:
-                new = posters_as_files(new, outdir / "_images")
-            new = lazy_figures(new, page)
+        head_end = new.find("</head>")
+        new = translations_first(BLOCKING_SCRIPT.sub(r"<script defer \1></script>", new[:head_end])) + new[head_end:]
+        if site:
+            new = posters_as_files(new, outdir / "_images")
+        new = lazy_figures(new, page)
         news[page] = new
     if site:
         news = bundle_stylesheets(outdir, news, used)

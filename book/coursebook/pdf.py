@@ -48,6 +48,8 @@ PRINT_SCRIPT = Path(__file__).resolve().parent / "print.js"
 TITLE = "评价二分类模型"
 #: Width of the printed text column in CSS pixels: A4 (210 mm) less two 16 mm margins, at 96 px per inch.
 TEXT_WIDTH_PX = round((210 - 2 * 16) / 25.4 * 96)
+#: Height of a printed page's text in CSS pixels: A4 (297 mm) less the 16 mm and 18 mm margins.
+TEXT_HEIGHT_PX = round((297 - 16 - 18) / 25.4 * 96)
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,8 @@ def print_pdf(page_url: str, out: Path, edition: Edition, settings: SiteSettings
             tab.evaluate("() => document.fonts.ready.then(() => true)")
             tab.set_viewport_size({"width": TEXT_WIDTH_PX, "height": 1200})  # the printed text column
             stats["overflow"] = tab.evaluate("() => window.coursePrintOverflow()")
+            # a code cell (or table, figure) kept whole must fit a page; a longer one may break
+            stats["tallBlocks"] = tab.evaluate("(h) => window.coursePrintTallBlocks(h)", TEXT_HEIGHT_PX)
             # pass 1: where does each chapter start?  pass 2: print those pages in the table of contents
             with tempfile.TemporaryDirectory() as tmp:
                 first = Path(tmp) / "pass1.pdf"

@@ -29,7 +29,7 @@
     article.querySelectorAll('span[id^="document-"]').forEach(function (span) {
       var section = span.nextElementSibling;
       var heading = section && section.querySelector("h1, h2, h3, h4, h5, h6");
-      if (heading) docs.push({ doc: span.id.slice("document-".length), heading: heading, section: section });
+      if (heading) docs.push({ doc: span.id.slice("document-".length), heading: heading, section: section, anchor: span });
     });
     return docs;
   }
@@ -174,6 +174,10 @@
       d.heading.classList.add("print-doc-title");
       if (!levels[d.doc]) d.heading.classList.add("print-chapter");
       if (i > 0) (d.section || d.heading).classList.add("print-doc-start");
+      /* The empty anchor between two documents (<span id="document-...">) stood in a block of its own: when
+       * a document ended at the foot of a page, that empty line went onto the next page and the next
+       * document's page break came after it, leaving a blank page.  It moves into the document it names. */
+      if (d.anchor && d.section) d.section.insertBefore(d.anchor, d.section.firstChild);
     });
     var stats = { documents: docs.length };
     stats.quizzes = printQuizzes(article);
@@ -210,6 +214,25 @@
       }
     });
     return found;
+  };
+
+  /* Blocks that print.css keeps whole on one page (a code cell, its output, a table, a figure) but that are
+   * taller than a page of text (maxHeight, CSS px): they and the code and outputs in them may break across
+   * pages (class print-may-break; a listing then starts right under the text before it).
+   * Kept whole, such a block was pushed to the next page, which it still did not fit: Chromium then left
+   * the rest of the page before it empty and printed a whole page of the cell's empty frame (the
+   * regression chapter's first code cell).  Call with the viewport as wide as the printed text column;
+   * returns how many blocks may break. */
+  window.coursePrintTallBlocks = function (maxHeight) {
+    var article = document.querySelector("article.bd-article") || document.body;
+    var n = 0;
+    article.querySelectorAll('div.cell, div.cell_input, div[class*="highlight-"], div.highlight, .cell_output, figure, table, .quiz').forEach(function (node) {
+      if (node.getBoundingClientRect().height > maxHeight) {
+        node.classList.add("print-may-break");
+        n += 1;
+      }
+    });
+    return n;
   };
 
   window.coursePrintPageNumbers = function (pages) {

@@ -102,7 +102,7 @@ def test_a_stored_dark_choice_applies_when_a_page_loads(browser, site_url):
         ctx.close()
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", [*PAGES, "search.html", "genindex.html"])  # genindex: the glossary by English name
 def test_page_loads_cleanly_and_passes_axe_in_both_modes(browser, book_html, site_url, page):
     assert (book_html / page).is_file(), f"{page} was not built"
     report = visit(browser, f"{site_url}/{page}")

@@ -133,3 +133,26 @@ def test_instructor_scrubber():
     text = "前\n::::{instructor-only}\n```{solution} ex\n秘密\n```\n::::\n后\n"
     out = ext.scrub_text(text)
     assert "秘密" not in out and out.startswith("前\n") and out.endswith("后\n")
+
+
+def test_index_lists_every_glossary_term_by_its_english_names(book_html):
+    """genindex.html ("索引") is the glossary by English name (book/_ext/course_glossary.py), not an empty page:
+    every term under the first letter of each of its English names, linking to its entry on the glossary page."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        from course_glossary import index_names, load_terms
+    finally:
+        sys.path.remove(str(ROOT / "book" / "_ext"))
+    index = (book_html / "genindex.html").read_text(encoding="utf-8")
+    glossary = (book_html / "book" / "glossary.html").read_text(encoding="utf-8")
+    entries = re.findall(r'<li><a href="book/glossary\.html#(term-[a-z0-9-]+)">([^<]+)</a>', index)
+    terms = load_terms()["terms"]
+    assert {anchor for anchor, _ in entries} == {f"term-{t['id']}" for t in terms}
+    assert len(entries) == sum(len(index_names(t["english"])) for t in terms)
+    for anchor, _ in entries:
+        assert f'id="{anchor}"' in glossary, f"genindex links to a missing entry {anchor}"
+    assert ("term-recall", "recall（召回率）") in entries and ("term-recall", "true positive rate (TPR)（召回率）") in entries
+    assert ("term-tp-fp-tn-fn", "FP（假正例）") in entries, "names and words listed in the same order are paired"
+    letters = re.findall(r'<h2 id="([A-Z])">', index)
+    assert letters == sorted(letters) and {"A", "C", "R", "P"} <= set(letters)
+    assert 'href="../genindex.html"' in glossary, "the glossary page points to the index"

@@ -33,3 +33,46 @@ def test_breaks_between_chinese_characters_go_and_others_stay():
 def test_join_cjk_lines():
     assert cjk_breaks.join_cjk_lines("对角线 \n 下方，“正例”\n“负例”") == "对角线下方，“正例”“负例”"
     assert cjk_breaks.join_cjk_lines("ROC\n曲线") == "ROC\n曲线"
+
+
+def _paragraph(*children: nodes.Node) -> tuple[nodes.document, nodes.paragraph]:
+    doc = new_document("page", get_default_settings(Parser))
+    para = nodes.paragraph("", "", *children)
+    doc += para
+    return doc, para
+
+
+def _shape(node: nodes.Node) -> list:
+    """The paragraph as [text, ("math", tex), ("nobreak", [...])], to compare."""
+    out = []
+    for child in node.children:
+        if isinstance(child, nodes.Text):
+            out.append(str(child))
+        elif isinstance(child, nodes.math):
+            out.append(("math", child.astext()))
+        else:
+            out.append((" ".join(child["classes"]), _shape(child)))
+    return out
+
+
+def test_punctuation_after_a_formula_stays_on_its_line():
+    doc, para = _paragraph(nodes.Text("面积为 "), nodes.math("", "A"), nodes.Text("，其中"), nodes.math("", "b"),
+                           nodes.Text("是底"))
+    assert cjk_breaks.keep_punctuation_with_formulas(doc) == 1
+    assert _shape(para) == ["面积为 ", ("cjk-nobreak", [("math", "A"), "，"]), "其中", ("math", "b"), "是底"]
+
+
+def test_bracket_before_and_several_marks_after_are_kept_whole():
+    doc, para = _paragraph(nodes.Text("即（"), nodes.math("", "x"), nodes.Text("）。"), nodes.math("", "y"),
+                           nodes.Text("、"), nodes.math("", "z"), nodes.Text("。"))
+    assert cjk_breaks.keep_punctuation_with_formulas(doc) == 3
+    assert _shape(para) == ["即", ("cjk-nobreak", ["（", ("math", "x"), "）。"]),
+                            ("cjk-nobreak", [("math", "y"), "、"]), ("cjk-nobreak", [("math", "z"), "。"])]
+
+
+def test_ascii_punctuation_and_code_are_left_alone():
+    doc, para = _paragraph(nodes.math("", "a"), nodes.Text(", and"), nodes.literal("", "", nodes.math("", "c"),
+                                                                                     nodes.Text("，")))
+    assert cjk_breaks.keep_punctuation_with_formulas(doc) == 0
+    assert _shape(para)[:2] == [("math", "a"), ", and"]
+

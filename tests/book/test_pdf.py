@@ -6,7 +6,8 @@
   every quiz stem (the twelve seed quizzes and those of chapters 2-5) and an appendix with every quiz's answer and per-option explanations, the
   links to the site, the demo and the submission service, and frame strips instead of animations;
 * the table of contents carries the page where each chapter starts;
-* nothing printed is wider than the text column (measured in the browser before printing);
+* nothing printed is wider than the text column (measured in the browser before printing), and no page
+  is blank (a code cell taller than a page breaks across pages);
 * the instructor edition has the solutions of 综合练习 5-7, the public one does not.
 Pages are rendered to PNG with ``pdftoppm`` into ``artifacts/pdf/`` for a look.
 """
@@ -175,6 +176,26 @@ def test_links_and_animation_strips(public_pdf, public_text):
 
 def test_nothing_is_wider_than_the_page(public_pdf):
     assert public_pdf[1]["overflow"] == []
+
+
+def _blank_pages(pdf: Path) -> list[int]:
+    """Pages with no text but the footer and no image."""
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+    count = int(re.search(r"Pages:\s+(\d+)", info).group(1))
+    listing = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True, check=True).stdout
+    with_image = {int(line.split()[0]) for line in listing.splitlines()[2:] if line.strip()}
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    pages = text.split("\f")[:count]  # pdftotext ends each page with a form feed
+    footer = re.compile(r"评价二分类模型（[^）]*）\s*\d+\s*/\s*\d+")
+    return [i + 1 for i, page in enumerate(pages) if not footer.sub("", page).strip() and i + 1 not in with_image]
+
+
+def test_no_page_is_blank(pdfs):
+    """A code cell taller than a page breaks across pages (print.js, coursePrintTallBlocks); kept whole, it left
+    the page before it half empty and printed a page with only its empty frame (the regression chapter)."""
+    for edition, (pdf, stats) in pdfs.items():
+        assert stats["tallBlocks"] >= 1, f"{edition}: no block taller than a page (the regression chapter has one)"
+        assert _blank_pages(pdf) == [], f"{edition}: blank pages {_blank_pages(pdf)}"
 
 
 def test_pages_rendered_for_a_look(public_pdf):

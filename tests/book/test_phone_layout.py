@@ -262,3 +262,42 @@ def test_copying_text_with_formulas_gives_their_tex(browser, site_url):
         assert copied[1].startswith("$$\\operatorname{ROC}(\\tau)=") and copied[1].endswith("$$")
     finally:
         ctx.close()
+
+
+#: Each inline formula directly followed by full-width punctuation whose first mark begins a line (its box
+#: is below the formula's line): "name: text" of each.
+PUNCTUATION_STARTS_LINE = """() => {
+  const out = [];
+  const article = document.querySelector('article.bd-article');
+  article.querySelectorAll('section').forEach(s => { s.style.contentVisibility = 'visible'; });
+  for (const math of article.querySelectorAll('span.math mjx-container:not([display="true"])')) {
+    const span = math.closest('span.math');
+    const next = span.nextSibling;  // inside its cjk-nobreak span or not
+    if (!next || next.nodeType !== Node.TEXT_NODE || !/^[，。、；：！？）]/.test(next.data)) continue;
+    const range = document.createRange();
+    range.setStart(next, 0);
+    range.setEnd(next, 1);
+    const mark = range.getBoundingClientRect();
+    const box = math.getBoundingClientRect();
+    if (box.height === 0) continue;  // not shown (a closed answer of a quiz)
+    if (mark.top >= box.bottom - 1) out.push(`${span.dataset.tex}${next.data.slice(0, 6)}`);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", [320, 375, 414])
+def test_no_line_starts_with_the_punctuation_after_a_formula(browser, site_url, width):
+    """Full-width punctuation after an inline formula stays on the formula's line (book/_ext/cjk_breaks.py),
+    on the pages with the most inline formulas, at three phone widths."""
+    ctx = browser.new_context(viewport={"width": width, "height": 800})
+    tab = ctx.new_page()
+    try:
+        for page in ("binary/probability", "binary/roc", "ap_auc/ap", "calibration/ece", "methodology/intervals",
+                     "methodology/regression", "notation"):
+            tab.goto(f"{site_url}/book/{page}.html", wait_until="load")
+            assert tab.locator("span.cjk-nobreak").count() > 0, f"{page}: no formula kept with its punctuation"
+            starts = tab.evaluate(PUNCTUATION_STARTS_LINE)
+            assert not starts, f"{page} at {width} px: a line starts with the punctuation after {starts[:3]}"
+    finally:
+        ctx.close()

@@ -1,0 +1,57 @@
+"""Sphinx extension: the search index holds only words a reader's query can find.
+
+Sphinx's Chinese search language (``sphinx.search.zh.SearchChinese``, words cut by jieba) indexes every
+token of a page's text.  Two kinds of them no query can use, and they made up about a tenth of
+``searchindex.js``, the largest file of the search page:
+
+* **numbers** (``0.8417``, ``98014.6050``, ``--``: tokens without a letter; about 1,600 of 7,600 terms,
+  mostly printed outputs of the notebooks).  The search page splits a query at every character that is
+  not a letter, digit or underscore and drops the words that are only digits (``searchtools.js``,
+  ``_parseQuery``), and a partial match needs a query word of three or more characters inside the term:
+  a term without a letter or underscore can never be matched, exactly or partly;
+* **TeX commands** of formulas (``\\frac``, ``\\mathrm``, ``\\operatorname``, ...): the reader sees a
+  typeset formula, and its search snippet shows the formula as text (``_static/search_text.js``), so a
+  result found by ``frac`` would show no ``frac``.  The command names go; what they wrap stays
+  (``\\mathrm{TP}`` is indexed as ``TP``).  A backslash-word of code (an escape such as ``\\n``) goes too.
+
+:class:`CourseChinese` replaces Sphinx's Chinese search language with these two filters, everything else
+(jieba, the course's dictionary ``search_terms.txt`` from ``html_search_options``, the English stemmer)
+unchanged.  Tested by ``tests/book/test_search.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.search.zh import SearchChinese
+
+#: A TeX command (``\frac``) or a backslash escape of code (``\n``): never a word a reader searches for.
+BACKSLASH_WORD = re.compile(r"\\[A-Za-z]+")
+#: A term a query can match holds a letter (of any script) or an underscore: ``searchtools.js`` drops the
+#: query words of ASCII digits only (``/^\d+$/``), and splits at every other character.
+SEARCHABLE = re.compile(r"[^\W0-9]")
+
+
+def searchable(term: str) -> bool:
+    """Whether a query of the search page can ever match the index term ``term`` (see the module's docstring)."""
+    return len(term) > 1 and SEARCHABLE.search(term) is not None
+
+
+class CourseChinese(SearchChinese):
+    """Sphinx's Chinese search language without TeX command names and without terms no query can match."""
+
+    def split(self, input: str) -> list[str]:  # noqa: A002 - Sphinx's signature
+        """The words of ``input`` as jieba and Sphinx cut them, after the TeX command names are removed."""
+        return super().split(BACKSLASH_WORD.sub(" ", input))
+
+    def word_filter(self, stemmed_word: str) -> bool:
+        """Index only terms that a query can match (Sphinx's rule: longer than one character; and a letter)."""
+        return searchable(stemmed_word)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the course's Chinese search language (``html_search_language: zh``)."""
+    app.add_search_language(CourseChinese)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
