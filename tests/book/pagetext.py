@@ -22,9 +22,10 @@ from urllib.parse import unquote, urlsplit
 
 from bs4 import BeautifulSoup, Tag
 
-#: Elements whose text is not prose: code, math, scripts, the permalink signs.
+#: Elements whose text is not prose: code, math, scripts, the permalink signs, the index's letter bar
+#: (``A | B | C``: Sphinx's separators between its links, not a leaked table row; its links are still checked).
 NOT_PROSE = ("script", "style", "pre", "code", "kbd", "samp", "tt", "svg", "mjx-container",
-             ".math", ".headerlink", ".highlight", ".cell_input", ".MathJax")
+             ".math", ".headerlink", ".highlight", ".cell_input", ".MathJax", ".genindex-jumpbox")
 #: Block elements: a pair of quotes never spans two of them.
 BLOCKS = ("p", "li", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption", "caption",
           "button", "blockquote", "div")
