@@ -8,9 +8,9 @@ accepted with, and ``service_counting`` holds only *which* submission counts.  T
 :func:`effective_score` of that row (``grades.csv``, the students' and the instructors' pages, the API and the
 dashboard all read it through :func:`counting_rows`); nothing else stores it for the service to read back.
 The nbgrader gradebook (its grade rows and the ledger row ``autograder_done``, written in one transaction by
-:class:`autograder.store.ledger.Store`) is a derived copy for nbgrader's own tools, rewritten by :func:`settle`
-from the counting row: a late attempt's cell scores are multiplied by its penalty on the way
-(:func:`with_penalty`), so ``nbgrader export`` sees the score that counts.
+:class:`autograder.store.ledger.Store`) is a derived copy for nbgrader's own tools, rewritten by
+:func:`write_gradebook` from the counting row: a late attempt's cell scores are multiplied by its penalty on the
+way (:func:`with_penalty`), so ``nbgrader export`` sees the score that counts.
 
 Two steps, in this order:
 

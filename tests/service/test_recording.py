@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 
 import pytest
 
@@ -110,3 +111,43 @@ def test_a_failed_gradebook_copy_leaves_the_result_with_its_counting_score_and_t
     assert site.gradebook.scores[("s001", A1)] == 4 and counting.unsettled_pairs(site.db) == [("s001", A1)]
     site.settle("s001", A1)  # what the next start does with unsettled pairs
     assert site.gradebook.scores[("s001", A1)] == 9 and counting.unsettled_pairs(site.db) == []
+
+
+@pytest.mark.slow  # a PostgreSQL server
+def test_two_processes_recording_one_students_attempts_at_once_on_postgresql(tmp_path, postgres):
+    """Two service processes on one PostgreSQL record two attempts of one student at the same moment, five times:
+    the choices are serialized per student and assignment (a transaction advisory lock), so the one that commits
+    second sees the first's result, the best attempt counts and no transaction fails on the counting row."""
+    import threading
+
+    from autograder.service.queue import Queue
+
+    site = Site(tmp_path, {"assignments": {A1: {"attempts_per_24h": 20, "counts": "best"}}}, ["s001"], 1.8e9,
+                db_url=postgres.url("recording"))
+    try:
+        queues = [Queue(site.db, "one", 30), Queue(site.db, "two", 30)]
+        best = 0.0
+        for pair in [(1.0, 2.0), (4.0, 3.0), (5.0, 6.0), (8.0, 7.0), (10.0, 9.0)]:
+            submit(site)
+            submit(site)
+            claims = [q.claim(now=site.clock()) for q in queues]
+            together, errors = threading.Barrier(2), []
+
+            def finish(k: int, score: float) -> None:
+                result = stub_result("s001", A1, score)
+                together.wait(timeout=30)
+                try:
+                    assert queues[k].graded(claims[k].id, score=score, max_score=10.0, fingerprint="stub",
+                                            result_json=json.dumps(result.to_json()), counts="best")
+                except Exception as exc:  # noqa: BLE001 - reported below with the round
+                    errors.append(exc)
+
+            threads = [threading.Thread(target=finish, args=(k, pair[k])) for k in (0, 1)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=60)
+            best = max(best, *pair)
+            assert errors == [] and grades(site) == {"s001": best}, (pair, errors)
+    finally:
+        site.db.dispose()
