@@ -8,15 +8,23 @@ accepted with, and ``service_counting`` holds only *which* submission counts.  T
 :func:`effective_score` of that row (``grades.csv``, the students' and the instructors' pages, the API and the
 dashboard all read it through :func:`counting_rows`); nothing else stores it for the service to read back.
 The nbgrader gradebook (its grade rows and the ledger row ``autograder_done``, written in one transaction by
-:class:`autograder.store.ledger.Store`) is a derived copy for nbgrader's own tools, rewritten by :func:`settle`
-from the counting row: a late attempt's cell scores are multiplied by its penalty on the way
-(:func:`with_penalty`), so ``nbgrader export`` sees the score that counts.
+:class:`autograder.store.ledger.Store`) is a derived copy for nbgrader's own tools, rewritten by
+:func:`write_gradebook` from the counting row: a late attempt's cell scores are multiplied by its penalty on the
+way (:func:`with_penalty`), so ``nbgrader export`` sees the score that counts.
 
-:func:`settle` runs after each graded attempt (a new upload's or a regrade's), at start-up for attempts graded
-but not yet settled (the service was killed in between), and for every pair when the policy changed: under a
-lock per student and assignment it chooses the counting attempt, writes it into the gradebook if the choice or
-its result changed, then records the choice and marks the attempts settled.  Every step can be repeated: a
-crash anywhere leaves unsettled rows that the next start settles again.
+Two steps, in this order:
+
+* **the choice** (:func:`choose_in`) runs inside the transaction that records a result
+  (:meth:`.queue.Queue.graded`): the submission becomes ``graded`` together with the pair's counting row and
+  its grade passback row (:func:`.lti.passback.enqueue`), so no reader ever sees a graded attempt next to the
+  previous counting score (``grades.csv``, the pages and the API read only these tables);
+* **the gradebook copy** (:func:`write_gradebook`) follows, outside that transaction (nbgrader writes through its
+  own connection): under a lock per student and assignment it writes the counting attempt into the gradebook
+  when one of the pair's graded attempts is not ``settled`` yet, then marks the attempts it saw ``settled``.
+
+:func:`settle` does both (the choice in its own transaction): at start-up for attempts graded but not yet settled
+(the service was killed before the gradebook copy), and for every pair when the policy changed.  Every step can
+be repeated: a crash anywhere leaves unsettled rows that the next start settles again.
 """
 
 from __future__ import annotations
@@ -78,37 +86,85 @@ def with_penalty(result: SubmissionResult, penalty: float) -> SubmissionResult:
     return replace(result, cells=cells, score=result.score * penalty, notes=[note, *result.notes])
 
 
+def _pair(student: str, assignment: str):
+    return (S.c.student_id == student) & (S.c.assignment == assignment)
+
+
+def lock_pair(db: Database, con: sa.Connection, student: str, assignment: str) -> None:
+    """Serialize the caller's write transaction with every other choice for (student, assignment), until it ends.
+
+    SQLite: ``BEGIN IMMEDIATE`` already serializes every writer.  PostgreSQL: a transaction advisory lock, so
+    the choice of two processes recording two attempts of one pair at once reads the other's committed result
+    (the second waits, and under READ COMMITTED its next statement sees the first's commit)."""
+    db.serialize(con, f"counting:{student}:{assignment}")
+
+
+def choose_in(con: sa.Connection, student: str, assignment: str, counts: str, now: float | None = None):
+    """Choose the counting attempt of (student, assignment) inside the caller's write transaction (which holds
+    :func:`lock_pair`): ``service_counting`` and the grade passback (:func:`.lti.passback.enqueue`) follow the
+    graded attempts as this transaction sees them; the chosen row (``id``, ``score``, ``penalty``, ...) or None
+    when the pair has no graded attempt (a counting attempt being graded again keeps counting).
+
+    A changed choice marks the chosen attempt not ``settled``, so the gradebook copy follows it even if the
+    process ends before :func:`write_gradebook` (the next start settles unsettled pairs)."""
+    rows = con.execute(sa.select(S.c.id, S.c.score, S.c.max_score, S.c.penalty, S.c.created_at)
+                       .where(_pair(student, assignment) & (S.c.status == "graded"))).all()
+    chosen = choose(rows, counts)
+    if chosen is None:
+        return None
+    here = (C.c.student_id == student) & (C.c.assignment == assignment)
+    current = con.execute(sa.select(C.c.submission_id).where(here)).scalar()
+    if current != chosen.id:
+        con.execute(sa.delete(C).where(here))
+        con.execute(sa.insert(C).values(student_id=student, assignment=assignment, submission_id=chosen.id,
+                                        updated_at=now or time.time()))
+        con.execute(sa.update(S).where(S.c.id == chosen.id).values(settled=False))
+    # LTI: the passback row, in the same transaction as the choice (a no-op when the line already holds this score)
+    lti_passback.enqueue(con, student, assignment, chosen.id, effective_score(chosen.score, chosen.penalty),
+                         chosen.max_score, now)
+    return chosen
+
+
+def write_gradebook(db: Database, store, notebook: str, student: str, assignment: str, *, force: bool = False) -> str | None:
+    """Copy the counting attempt of (student, assignment) into the gradebook if one of the pair's graded attempts
+    is not ``settled`` (or with ``force``), then mark the attempts it saw settled; the counting submission's id.
+
+    Runs under a lock per pair (two copies at once could land the older one last).  The attempts are read before
+    the counting row: an attempt graded in between is left unsettled, so the next copy writes what counts then;
+    an attempt graded again in between keeps its new mark (the mark is guarded by ``graded_at``)."""
+    pair = _pair(student, assignment)
+    with db.pair_lock(f"gradebook:{student}:{assignment}"):
+        with db.read() as con:
+            pending = con.execute(sa.select(S.c.id, S.c.graded_at).where(pair & (S.c.status == "graded") & ~S.c.settled)).all()
+            counted = counting_rows(con, student=student, assignment=assignment)
+        if not counted:
+            return None
+        row = counted[0]
+        if pending or force:
+            result = with_penalty(SubmissionResult.from_json(json.loads(row.result_json)), row.penalty)
+            store.record(result, notebook, report.comment_text(result))
+        if pending:
+            with db.write() as con:
+                for p in pending:
+                    con.execute(sa.update(S).where((S.c.id == p.id) & (S.c.graded_at == p.graded_at) & (S.c.status == "graded"))
+                                .values(settled=True))
+        return row.id
+
+
 def settle(db: Database, store, counts_of: Callable[[str], str], notebook_of: Callable[[str], str],
            student: str, assignment: str, *, force: bool = False) -> str | None:
-    """Make the gradebook hold the counting attempt of (student, assignment); return its submission id.
+    """Choose the counting attempt of (student, assignment) again (:func:`choose_in`, its own transaction) and copy
+    it into the gradebook (:func:`write_gradebook`); the counting submission's id (None: nothing graded).
 
-    The gradebook is written when the counting attempt changed, when one of the pair's attempts was graded
-    since the last settling (a regrade may have changed the counting attempt's result) or with ``force``.
+    For the start of the service (pairs left unsettled, or every pair after a change of the policy); a new result
+    is chosen in the transaction that records it, and only copied afterwards.  ``force``: copy even if settled.
     """
-    with db.pair_lock(f"settle:{student}:{assignment}"):
-        pair = (S.c.student_id == student) & (S.c.assignment == assignment)
-        with db.read() as con:
-            rows = con.execute(sa.select(S.c.id, S.c.score, S.c.max_score, S.c.penalty, S.c.created_at, S.c.settled)
-                               .where(pair & (S.c.status == "graded"))).all()
-            current = con.execute(sa.select(C.c.submission_id).where((C.c.student_id == student)
-                                                                     & (C.c.assignment == assignment))).scalar()
-        chosen = choose(rows, counts_of(assignment))
-        if chosen is None:
-            return None
-        if force or current != chosen.id or not all(r.settled for r in rows):
-            with db.read() as con:
-                text = con.execute(sa.select(S.c.result_json).where(S.c.id == chosen.id)).scalar()
-            result = with_penalty(SubmissionResult.from_json(json.loads(text)), chosen.penalty)
-            store.record(result, notebook_of(assignment), report.comment_text(result))
-            with db.write() as con:
-                con.execute(sa.delete(C).where((C.c.student_id == student) & (C.c.assignment == assignment)))
-                con.execute(sa.insert(C).values(student_id=student, assignment=assignment, submission_id=chosen.id,
-                                                updated_at=time.time()))
-                lti_passback.enqueue(con, student, assignment, chosen.id, effective_score(chosen.score, chosen.penalty),
-                                     chosen.max_score)  # LTI: grade passback, in the same transaction as the choice
-        with db.write() as con:
-            con.execute(sa.update(S).where(S.c.id.in_([r.id for r in rows]) & ~S.c.settled).values(settled=True))
-        return chosen.id
+    with db.write() as con:
+        lock_pair(db, con, student, assignment)
+        chosen = choose_in(con, student, assignment, counts_of(assignment))
+    if chosen is None:
+        return None
+    return write_gradebook(db, store, notebook_of(assignment), student, assignment, force=force)
 
 
 def unsettled_pairs(db: Database, everything: bool = False) -> list[tuple[str, str]]:

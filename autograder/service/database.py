@@ -5,8 +5,9 @@
 * ``service_submissions`` - the durable queue: one row per accepted attempt, its state
   (``queued`` -> ``grading`` -> ``graded`` | ``failed``), the claim (who, until when, how many tries),
   the stored file and the result;
-* ``service_counting`` - per student and assignment, which attempt counts (the one the nbgrader gradebook
-  holds); its score is that submission's (:func:`.counting.effective_score`), never stored a second time;
+* ``service_counting`` - per student and assignment, which attempt counts (chosen in the transaction that
+  records a result; the nbgrader gradebook holds a copy); its score is that submission's
+  (:func:`.counting.effective_score`), never stored a second time;
 * ``service_sign_in_failures`` - failed sign-ins (and sign-ins being checked), per client address and, when the
   code's first part names an account, per account (the rate limit, :mod:`.accounts`);
 * ``service_ended_sessions`` - sessions signed out before their expiry (their nonce), refused from then on;
@@ -72,7 +73,7 @@ SUBMISSIONS = sa.Table(
     sa.Column("fingerprint", sa.String(64)),
     sa.Column("result_json", sa.Text),
     sa.Column("error", sa.Text),
-    sa.Column("settled", sa.Boolean, nullable=False, default=True),  # False: graded, gradebook not yet updated
+    sa.Column("settled", sa.Boolean, nullable=False, default=True),  # False: graded, the gradebook's copy not yet written
     sa.Index("ix_service_submissions_queue", "status", "created_at"),
     sa.Index("ix_service_submissions_owner", "student_id", "assignment", "created_at"),
 )

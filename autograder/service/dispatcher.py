@@ -4,7 +4,9 @@ One thread feeds :meth:`autograder.batch.pools.LocalPool.run` (or the Dask pool'
 a submission when the pool has room, yields :data:`~autograder.batch.pools.IDLE` while jobs are in flight and
 nothing is queued, and sleeps on an event (set by an upload in this process, or after ``poll`` seconds for
 uploads to other processes) when there is nothing at all.  Results are recorded as they come: the submission
-row first, then the gradebook (:func:`.counting.settle`).  A second thread renews the leases of the claims.
+row with the counting attempt and its grade passback in one transaction (:meth:`.queue.Queue.graded`), then the
+gradebook's copy (:func:`.counting.write_gradebook`).  At start, pairs left unsettled (the process ended before
+the copy) are settled again (:func:`.counting.settle`).  A second thread renews the leases of the claims.
 
 Nothing here touches the sandbox: jobs are the batch layer's (:func:`autograder.batch.jobs.make_job`), run
 by its pools with the same isolation and retry policy as ``autograder grade``.
@@ -161,8 +163,8 @@ class Dispatcher:
         result = SubmissionResult.from_json(payload["result"])
         text = json.dumps(result.to_json(), ensure_ascii=False)
         if self.queue.graded(sid, score=result.score, max_score=result.max_score, fingerprint=result.fingerprint,
-                             result_json=text):
-            self._settle(store, job.student, job.assignment)
+                             result_json=text, counts=self.courses[job.assignment][2]):
+            counting.write_gradebook(self.db, store, self.courses[job.assignment][0], job.student, job.assignment)
 
     def _settle(self, store, student: str, assignment: str) -> None:
         counting.settle(self.db, store, lambda a: self.courses[a][2], lambda a: self.courses[a][0], student, assignment)

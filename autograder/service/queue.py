@@ -4,7 +4,8 @@ A submission is claimed by one service process (``claimed_by``) for ``lease`` se
 being graded; a claim whose lease ran out (its process was killed) can be claimed again.  On PostgreSQL the
 claim reads with ``FOR UPDATE SKIP LOCKED``, so processes claiming at the same moment take different rows;
 on SQLite the claim is one ``BEGIN IMMEDIATE`` transaction.  Finishing is guarded by the claim (``status =
-'grading' AND claimed_by = me``): a process that lost its lease cannot record a result over another's.
+'grading' AND claimed_by = me``): a process that lost its lease cannot record a result over another's.  Recording a result also chooses
+the counting attempt and queues its grade passback, in the same transaction (:func:`.counting.choose_in`).
 
 Every claim counts a try; a submission claimed :data:`MAX_TRIES` times without a result (its grading kept
 killing the service, or the service kept being killed while grading it) ends ``failed`` with that reason.
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
+from . import counting
 from .database import SUBMISSIONS as S
 from .database import Database
 
@@ -73,13 +75,25 @@ class Queue:
         with self.db.write() as con:
             return con.execute(sa.update(S).where(self._mine()).values(lease_until=time.time() + self.lease)).rowcount
 
-    def graded(self, submission_id: str, *, score: float, max_score: float, fingerprint: str, result_json: str) -> bool:
-        """Record the result (the gradebook is settled afterwards); False if this process no longer holds the claim."""
+    def graded(self, submission_id: str, *, score: float, max_score: float, fingerprint: str, result_json: str,
+               counts: str) -> bool:
+        """Record the result and, in the same transaction, the pair's counting attempt under the rule ``counts``
+        and its grade passback (:func:`.counting.choose_in`): the submission is never seen ``graded`` beside the
+        previous counting score.  The gradebook copy follows (:func:`.counting.write_gradebook`).  False if this
+        process no longer holds the claim (then nothing is written)."""
         with self.db.write() as con:
-            return con.execute(sa.update(S).where(self._mine(submission_id)).values(
-                status="graded", score=score, max_score=max_score, fingerprint=fingerprint, result_json=result_json,
-                graded_at=time.time(), graded_by=self.instance, claimed_by=None, lease_until=None, settled=False,
-                error=None)).rowcount == 1
+            pair = con.execute(sa.select(S.c.student_id, S.c.assignment).where(S.c.id == submission_id)).first()
+            if pair is None:
+                return False
+            counting.lock_pair(self.db, con, pair.student_id, pair.assignment)
+            now = time.time()
+            if con.execute(sa.update(S).where(self._mine(submission_id)).values(
+                    status="graded", score=score, max_score=max_score, fingerprint=fingerprint, result_json=result_json,
+                    graded_at=now, graded_by=self.instance, claimed_by=None, lease_until=None, settled=False,
+                    error=None)).rowcount != 1:
+                return False
+            counting.choose_in(con, pair.student_id, pair.assignment, counts, now)
+            return True
 
     def failed(self, submission_id: str, reason: str) -> bool:
         with self.db.write() as con:

@@ -117,7 +117,7 @@ class Attempt:
     result: SubmissionResult | None
     shown: str
     policy_text: str
-    settled: bool = True  # False: graded, the counting attempt not yet chosen again (the page keeps polling)
+    settled: bool = True  # False: graded, the gradebook's copy of the counting attempt not yet written
     show_diagnoses: bool = True  # the named misconceptions of the feedback (course.yml diagnoses_before_deadline)
 
 
@@ -306,7 +306,7 @@ class Submissions:
             "late_now": w.lateness == "late",
             "feedback_text": f"{FEEDBACK_POLICIES[feedback]}；{'截止' if policy.late_penalty is None else '迟交期结束'}后显示全部",
             "counts_text": COUNTS_TEXT[policy.counts][0], "counts_short": COUNTS_TEXT[policy.counts][1],
-            "attempts": rows, "counting": counting, "pending": any(a.status in ("queued", "grading") or not a.settled for a in rows),
+            "attempts": rows, "counting": counting, "pending": any(a.status in ("queued", "grading") for a in rows),
             "grade_ids": sorted(rules.grade_ids), "functions": list(rules.functions),
             "owners": json.dumps(rules.owners, ensure_ascii=False, sort_keys=True),
         }

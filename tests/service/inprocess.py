@@ -4,9 +4,10 @@ stub grader in place of the sandbox.
 :class:`Site` builds :class:`~autograder.service.service.Service` exactly as ``autograder serve`` does (real
 ``course.yml`` parsing, the notebooks' real upload rules, real accounts and codes) and talks to it through
 Starlette's test client.  :meth:`Site.grade` plays the grading loop: it claims queued submissions from the real
-queue, gives each the ``score`` asked for (of 10; one case, failed below full marks) and settles the counting
-attempt with the real :func:`autograder.service.counting.settle`, writing into :class:`GradebookStub` (what would
-go to the nbgrader gradebook).
+queue, records each with the ``score`` asked for (of 10; one case, failed below full marks) through the real
+:meth:`~autograder.service.queue.Queue.graded` (which chooses the counting attempt in the same transaction) and
+copies the counting attempt with the real :func:`autograder.service.counting.write_gradebook` into
+:class:`GradebookStub` (what would go to the nbgrader gradebook).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class Clock:
 
 
 class GradebookStub:
-    """Records what :func:`~autograder.service.counting.settle` writes into the gradebook: (student, assignment) -> score."""
+    """Records what :func:`~autograder.service.counting.write_gradebook` writes into the gradebook: (student, assignment) -> score."""
 
     def __init__(self) -> None:
         self.scores: dict[tuple[str, str], float] = {}
@@ -93,16 +94,18 @@ class Site:
         return c, r.json()["csrf_token"]
 
     def grade(self, score: float = 10.0, *, settle: bool = True) -> list[str]:
-        """Grade everything queued: each gets ``score`` of 10 (``settle``: and the counting attempt is chosen
-        again at once, else later by :meth:`settle`); the ids."""
+        """Grade everything queued: each gets ``score`` of 10, recorded with its counting attempt (``settle``: and
+        copied into the gradebook at once, else later by :meth:`settle`); the ids."""
         done = []
+        courses = self.service.policy.assignments
         while (claim := self.queue.claim(now=self.clock())) is not None:
             assert (self.service.data_root / claim.path).is_file()
             result = stub_result(claim.student_id, claim.assignment, score)
             assert self.queue.graded(claim.id, score=result.score, max_score=result.max_score, fingerprint="stub",
-                                     result_json=json.dumps(result.to_json()))
+                                     result_json=json.dumps(result.to_json()), counts=courses[claim.assignment].counts)
             if settle:
-                self.settle(claim.student_id, claim.assignment)
+                counting.write_gradebook(self.db, self.gradebook, A[claim.assignment].notebook, claim.student_id,
+                                         claim.assignment)
             done.append(claim.id)
         return done
 

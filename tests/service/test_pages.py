@@ -151,8 +151,8 @@ def latest_attempt(tab: Tab):
 
 
 def wait_graded(tab: Tab, timeout: float = 120_000) -> None:
-    """Until the latest attempt is graded (or failed) and the page has stopped polling: the attempt that counts
-    is recorded a moment after the grade, and the page shows it by itself."""
+    """Until the latest attempt is graded (or failed) and the page has stopped polling (the attempt that counts
+    is recorded with the grade, in one transaction; the page shows both by itself)."""
     tab.page.wait_for_function("() => { const a = document.querySelector('#live li.attempt');"
                                " return a && ['graded', 'failed'].includes(a.dataset.status)"
                                " && document.getElementById('live').dataset.pending === '0'; }", timeout=timeout)

@@ -321,14 +321,14 @@ def test_one_mapping_of_refusals_to_answers(site):
     assert r.status_code == 404 and "没有开放提交的作业 ps9" in r.text
 
 
-def test_the_page_keeps_polling_until_the_counting_attempt_is_settled(site):
-    """Between the result and the gradebook (the counting attempt chosen again) the page still polls, so it never
-    stops on a graded attempt without its "counts" mark."""
+def test_a_graded_attempt_shows_with_its_counting_mark_before_the_gradebook_copy(site):
+    """The result and the counting choice are one transaction: before the gradebook's copy is written the page
+    already marks the attempt as counting and stops polling, and grades.csv agrees; the copy follows."""
     upload(site.client("s002"), A1, NB[A1])
     page, _ = site.signed_in("s002")
     site.grade(settle=False)
     live = page.get(f"/assignments/{A1}/live").text
-    assert 'data-pending="1"' in live and "10 / 10" in live and 'class="badge count"' not in live
+    assert 'data-pending="0"' in live and "10 / 10" in live and 'class="badge count">计入成绩' in live
+    assert _grades(site)[("s002", A1)] == 10 and ("s002", A1) not in site.gradebook.scores
     site.settle("s002", A1)
-    live = page.get(f"/assignments/{A1}/live").text
-    assert 'data-pending="0"' in live and 'class="badge count">计入成绩' in live and "还没有已评分的提交" not in live
+    assert site.gradebook.scores[("s002", A1)] == 10

@@ -132,6 +132,50 @@ def test_late_penalty_and_last_attempt_lowering_the_score_are_posted(tool, platf
     assert [s["scoreGiven"] for s in platform.scores] == [3.0]  # the burst posted only the latest score
 
 
+class Unreachable(Recorder):
+    """A gradebook writer that fails (the gradebook copy comes after the result's transaction)."""
+
+    def record(self, result, notebook, comment) -> None:
+        raise RuntimeError("the gradebook is not reachable")
+
+
+def graded_by_the_loop(tool, student: str, score: float, store) -> None:
+    """An upload's row, claimed and recorded by the service's real grading loop (:meth:`Dispatcher._record`)."""
+    from autograder.batch.jobs import Job
+    from autograder.model import Limits
+    from autograder.service.dispatcher import Dispatcher
+    from autograder.service.queue import Queue
+
+    from .conftest import REPO
+
+    with tool.db.write() as con:
+        con.execute(sa.insert(SUBMISSIONS).values(
+            id=f"up{time.monotonic_ns()}"[-30:], student_id=student, assignment=ASSIGNMENT, status="queued", created_at=time.time(),
+            filename="a.ipynb", path="x", sha256="0" * 64, size=1, late=False, penalty=1.0, tries=0, settled=True))
+    queue = Queue(tool.db, "loop", 30)
+    claim = queue.claim()
+    loop = Dispatcher(queue, lambda: None, Recorder, tool.data, {ASSIGNMENT: ("threshold_metrics", REPO / "solutions" / ASSIGNMENT
+                                                                               / "threshold_metrics.ipynb", "best")},
+                      sandbox=False, limits=Limits(), scratch=None, log=lambda message: None)
+    result = SubmissionResult(student, ASSIGNMENT, score, 10.0, {}, [])
+    loop._record(store, Job(student, ASSIGNMENT, "f", tag=claim.id), {"result": result.to_json()}, None)
+
+
+@pytest.mark.parametrize("tool", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)], indirect=True)
+def test_the_passback_is_queued_with_the_result_even_if_the_gradebook_copy_fails(tool, platform):
+    """The grading loop records the result, the counting choice and the passback in one transaction; the
+    gradebook's copy comes after it, so a failing (or killed) copy cannot hold the score back from the platform."""
+    (alice,) = enrolled(tool, platform, "alice")
+    graded_by_the_loop(tool, alice, 4.0, Recorder())
+    with pytest.raises(RuntimeError, match="not reachable"):
+        graded_by_the_loop(tool, alice, 9.0, Unreachable())
+    with tool.db.read() as con:
+        (row,) = con.execute(sa.select(PASSBACK)).all()
+    assert (row.score, row.version, row.status) == (9.0, 2, "pending")
+    assert counting.unsettled_pairs(tool.db) == [(alice, ASSIGNMENT)]  # the next start copies it into the gradebook
+    assert worker(tool).run_once() == 1 and [s["scoreGiven"] for s in platform.scores] == [9.0]
+
+
 def test_student_without_lti_queues_nothing(tool, platform):
     grade(tool, "s999", 4.0)
     with tool.db.read() as con:

@@ -1,0 +1,153 @@
+"""Recording a result through the grading loop: one story at every moment.
+
+The real :meth:`~autograder.service.dispatcher.Dispatcher._record` (the step of the grading loop that takes a
+finished job) records stub results into the in-process site (:mod:`.inprocess`).  Its gradebook writer looks at
+what the service shows at the moment the gradebook's copy is written - the step that came between the result
+and the counting choice, when a submission was ``graded`` through the API while ``grades.csv`` still gave the
+previous counting score (a clean-clone run of the LTI end-to-end test saw it for 116 ms).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from autograder.batch.jobs import Job
+from autograder.model import Limits
+from autograder.service import counting
+from autograder.service.dispatcher import Dispatcher
+
+from .inprocess import REPO, A, GradebookStub, Site, solution_bytes, stub_result, upload
+
+A1 = "ps1_threshold_metrics"
+
+
+@pytest.fixture
+def site(tmp_path):
+    s = Site(tmp_path, {"assignments": {A1: {"attempts_per_24h": 10, "counts": "best"}}}, ["s001"], 1.8e9)
+    yield s
+    s.db.dispose()
+
+
+class Observer(GradebookStub):
+    """A gradebook writer that notes, when it is called, the submission's status and score through the API and
+    the student's score in ``grades.csv`` (or fails, as a gradebook that is not reachable)."""
+
+    def __init__(self, site: Site, submission_id: str, fail: bool = False) -> None:
+        super().__init__()
+        self.site, self.submission_id, self.fail = site, submission_id, fail
+        self.seen: list[tuple[str, float | None, float | None]] = []
+
+    def record(self, result, notebook, comment) -> None:
+        doc = self.site.client("instructor").get(f"/api/v1/submissions/{self.submission_id}").json()
+        self.seen.append((doc["status"], doc["score"], grades(self.site).get("s001")))
+        if self.fail:
+            raise RuntimeError("the gradebook is not reachable")
+        super().record(result, notebook, comment)
+
+
+def grades(site: Site) -> dict[str, float]:
+    text = site.client("instructor").get("/api/v1/grades.csv").text
+    return {r["student_id"]: float(r["score"]) for r in csv.DictReader(io.StringIO(text)) if r["score"]}
+
+
+def loop(site: Site) -> Dispatcher:
+    """The grading loop of a service process over the site's queue (its pool is never started here)."""
+    source = REPO / "solutions" / A1 / f"{A[A1].notebook}.ipynb"
+    return Dispatcher(site.queue, lambda: None, GradebookStub, site.service.data_root,
+                      {A1: (A[A1].notebook, source, "best")}, sandbox=False, limits=Limits(), scratch=None,
+                      log=lambda message: None)
+
+
+def record(site: Site, store, score: float) -> str:
+    """Claim the queued submission and let the grading loop record ``score`` (of 10) for it; its id."""
+    claim = site.queue.claim(now=site.clock())
+    result = stub_result(claim.student_id, claim.assignment, score)
+    loop(site)._record(store, Job(claim.student_id, claim.assignment, "stub", tag=claim.id), {"result": result.to_json()}, None)
+    return claim.id
+
+
+def submit(site: Site) -> str:
+    return upload(site.client("s001"), A1, solution_bytes(A1)).json()["id"]
+
+
+def test_a_result_is_never_shown_beside_the_previous_counting_score(site):
+    submit(site)
+    record(site, site.gradebook, 4)
+    assert grades(site) == {"s001": 4} and site.gradebook.scores[("s001", A1)] == 4
+    second = submit(site)
+    observer = Observer(site, second)
+    record(site, observer, 9)
+    assert observer.seen == [("graded", 9, 9)]  # graded and counting in one transaction, before the gradebook copy
+    assert observer.scores[("s001", A1)] == 9 and counting.unsettled_pairs(site.db) == []
+
+
+def test_a_regrade_that_hands_the_count_to_another_attempt_is_one_story(site):
+    """Best counts: the counting attempt is graded again below an older one, which counts from the same moment."""
+    best = submit(site)
+    record(site, site.gradebook, 10)
+    submit(site)
+    record(site, site.gradebook, 6)
+    teacher, token = site.signed_in("instructor")
+    assert teacher.post(f"/instructor/submissions/{best}/regrade", data={"csrf_token": token},
+                        follow_redirects=False).status_code == 303
+    assert grades(site) == {"s001": 10}  # still counts with its last result while it is graded again
+    observer = Observer(site, best)
+    record(site, observer, 3)
+    assert observer.seen == [("graded", 3, 6)] and observer.scores[("s001", A1)] == 6
+
+
+def test_a_failed_gradebook_copy_leaves_the_result_with_its_counting_score_and_the_next_start_copies_it(site):
+    submit(site)
+    record(site, site.gradebook, 4)
+    second = submit(site)
+    with pytest.raises(RuntimeError, match="not reachable"):  # the grading loop logs it and starts again
+        record(site, Observer(site, second, fail=True), 9)
+    doc = site.client("instructor").get(f"/api/v1/submissions/{second}").json()
+    assert (doc["status"], doc["score"]) == ("graded", 9) and grades(site) == {"s001": 9}
+    assert site.gradebook.scores[("s001", A1)] == 4 and counting.unsettled_pairs(site.db) == [("s001", A1)]
+    site.settle("s001", A1)  # what the next start does with unsettled pairs
+    assert site.gradebook.scores[("s001", A1)] == 9 and counting.unsettled_pairs(site.db) == []
+
+
+@pytest.mark.slow  # a PostgreSQL server
+def test_two_processes_recording_one_students_attempts_at_once_on_postgresql(tmp_path, postgres):
+    """Two service processes on one PostgreSQL record two attempts of one student at the same moment, five times:
+    the choices are serialized per student and assignment (a transaction advisory lock), so the one that commits
+    second sees the first's result, the best attempt counts and no transaction fails on the counting row."""
+    import threading
+
+    from autograder.service.queue import Queue
+
+    site = Site(tmp_path, {"assignments": {A1: {"attempts_per_24h": 20, "counts": "best"}}}, ["s001"], 1.8e9,
+                db_url=postgres.url("recording"))
+    try:
+        queues = [Queue(site.db, "one", 30), Queue(site.db, "two", 30)]
+        best = 0.0
+        for pair in [(1.0, 2.0), (4.0, 3.0), (5.0, 6.0), (8.0, 7.0), (10.0, 9.0)]:
+            submit(site)
+            submit(site)
+            claims = [q.claim(now=site.clock()) for q in queues]
+            together, errors = threading.Barrier(2), []
+
+            def finish(k: int, score: float) -> None:
+                result = stub_result("s001", A1, score)
+                together.wait(timeout=30)
+                try:
+                    assert queues[k].graded(claims[k].id, score=score, max_score=10.0, fingerprint="stub",
+                                            result_json=json.dumps(result.to_json()), counts="best")
+                except Exception as exc:  # noqa: BLE001 - reported below with the round
+                    errors.append(exc)
+
+            threads = [threading.Thread(target=finish, args=(k, pair[k])) for k in (0, 1)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=60)
+            best = max(best, *pair)
+            assert errors == [] and grades(site) == {"s001": best}, (pair, errors)
+    finally:
+        site.db.dispose()
