@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from .mathcheck import MATH_PROBLEMS
 from .quizdata import ROOT, load
@@ -105,7 +106,7 @@ def test_quizzes_work_in_the_browser(browser, book_html, site_url):
                 option = entry["options"][i]
                 options.nth(i).click()
                 feedback = quiz.locator(".quiz-explanation.is-shown")
-                assert feedback.count() == 1
+                expect(feedback).to_have_count(1, timeout=10_000)  # retried: a loaded machine may paint late
                 text = feedback.inner_text()
                 verdict = "回答正确" if option["correct"] else "回答错误"
                 assert verdict in text, f"第 {number} 题选项 {i}：{text!r}"
