@@ -12,6 +12,11 @@ right after it, so that a line (on a phone, or in the PDF) began with the comma 
 follows a formula (，。、；：！？）」 ...) and an opening bracket before it (（「“ ...) are kept with the
 formula: the three go into one ``<span class="cjk-nobreak">`` that does not wrap inside
 (``_static/course.css``); the line breaks before the bracket or after the punctuation instead.
+
+A code name in a table cell (``ps1_threshold_metrics`` in the table of the assignments page) breaks only
+after an underscore or a dot: the rendered page gets a ``<wbr>`` there (``code.literal`` inside a table
+does not break anywhere else, ``_static/course.css``), instead of a break every few letters in a narrow
+column on a phone.  Done on the page's HTML, so the search index and copied text keep the whole name.
 """
 
 from __future__ import annotations
@@ -37,7 +42,30 @@ _CLOSING_RUN = re.compile(f"^[{CLOSING}]+")
 _OPENING_RUN = re.compile(f"[{OPENING}]+$")
 NOBREAK_CLASS = "cjk-nobreak"
 #: Bump when what the extension does to a page changes.
-VERSION = "2"
+VERSION = "3"
+_TABLE = re.compile(r"<table\b.*?</table>", re.DOTALL)
+#: The words of an inline code name (Sphinx writes each as ``<span class="pre">``).
+_CODE_WORD = re.compile(r'(<code class="[^"]*\bliteral\b[^"]*">)(.*?)(</code>)', re.DOTALL)
+_PRE_TEXT = re.compile(r'(<span class="pre">)([^<]*)(</span>)')
+_NAME_BREAK = re.compile(r"(?<=[_.])(?=[A-Za-z])")
+
+
+def break_code_names_in_tables(html: str) -> str:
+    """``html`` with a ``<wbr>`` after each underscore or dot inside a code name that stands in a table
+    (where a letter follows it); everything else unchanged."""
+    def in_pre(match: re.Match) -> str:
+        return match.group(1) + _NAME_BREAK.sub("<wbr>", match.group(2)) + match.group(3)
+
+    def in_code(match: re.Match) -> str:
+        return match.group(1) + _PRE_TEXT.sub(in_pre, match.group(2)) + match.group(3)
+
+    return _TABLE.sub(lambda table: _CODE_WORD.sub(in_code, table.group(0)), html)
+
+
+def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree) -> None:
+    body = context.get("body")
+    if isinstance(body, str) and "<table" in body:
+        context["body"] = break_code_names_in_tables(body)
 
 
 def join_cjk_lines(text: str) -> str:
@@ -123,4 +151,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # page is written, on its resolved doctree), not only the pages whose source changed
     app.add_config_value("course_cjk_breaks_version", VERSION, "html")
     app.connect("doctree-resolved", _resolved)
+    app.connect("html-page-context", _page_context)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

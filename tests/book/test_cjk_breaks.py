@@ -76,3 +76,17 @@ def test_ascii_punctuation_and_code_are_left_alone():
     assert cjk_breaks.keep_punctuation_with_formulas(doc) == 0
     assert _shape(para)[:2] == [("math", "a"), ", and"]
 
+
+
+def test_code_names_in_tables_break_after_underscores_and_dots_only():
+    row = ('<table class="table"><tr><td><code class="docutils literal notranslate"><span class="pre">'
+           'ps1_threshold_metrics</span></code></td><td><code class="docutils literal notranslate">'
+           '<span class="pre">threshold_metrics.ipynb</span></code> 与 <code class="docutils literal notranslate">'
+           '<span class="pre">0.5</span></code></td></tr></table>')
+    outside = '<p><code class="docutils literal notranslate"><span class="pre">ps1_roc_auc</span></code></p>'
+    html = cjk_breaks.break_code_names_in_tables(outside + row)
+    assert html.startswith(outside)  # a code name outside a table: unchanged
+    assert '<span class="pre">ps1_<wbr>threshold_<wbr>metrics</span>' in html
+    assert '<span class="pre">threshold_<wbr>metrics.<wbr>ipynb</span>' in html
+    assert '<span class="pre">0.5</span>' in html  # a number keeps together
+    assert html.replace("<wbr>", "") == outside + row  # nothing else changes
