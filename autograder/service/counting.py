@@ -44,6 +44,10 @@ from .database import Database
 from .lti import passback as lti_passback
 
 
+#: The statuses of an attempt put back into the queue by a regrade, which keeps its previous result meanwhile.
+BEING_REGRADED = ("queued", "grading")
+
+
 def choose(rows: list, counts: str):
     """The counting attempt among graded rows (each with ``score``, ``penalty``, ``created_at``)."""
     if not rows:
@@ -105,10 +109,15 @@ def choose_in(con: sa.Connection, student: str, assignment: str, counts: str, no
     graded attempts as this transaction sees them; the chosen row (``id``, ``score``, ``penalty``, ...) or None
     when the pair has no graded attempt (a counting attempt being graded again keeps counting).
 
+    An attempt being graded again (a regrade: ``queued`` or ``grading`` with its previous result) takes part with
+    that result until its new one is recorded: a regrade never makes the count move to another attempt and back
+    (nor sends the LMS a grade that is taken back moments later) because the other attempts were graded first.
+
     A changed choice marks the chosen attempt not ``settled``, so the gradebook copy follows it even if the
     process ends before :func:`write_gradebook` (the next start settles unsettled pairs)."""
     rows = con.execute(sa.select(S.c.id, S.c.score, S.c.max_score, S.c.penalty, S.c.created_at)
-                       .where(_pair(student, assignment) & (S.c.status == "graded"))).all()
+                       .where(_pair(student, assignment) & S.c.score.isnot(None)
+                              & S.c.status.in_(("graded",) + BEING_REGRADED))).all()
     chosen = choose(rows, counts)
     if chosen is None:
         return None

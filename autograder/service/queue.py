@@ -9,6 +9,11 @@ the counting attempt and queues its grade passback, in the same transaction (:fu
 
 Every claim counts a try; a submission claimed :data:`MAX_TRIES` times without a result (its grading kept
 killing the service, or the service kept being killed while grading it) ends ``failed`` with that reason.
+
+A submission that had a result before (an instructor's regrade put it back into the queue) never loses it to
+a failure of the grading: it goes back to ``graded`` with its previous result, which keeps counting, and the
+failure as its ``error`` (:data:`REGRADE_FAILED`), shown beside that result and counted in the regrade's progress.
+A failure of the grading system is not the student's: it must not lower (or raise) a grade.
 """
 
 from __future__ import annotations
@@ -24,6 +29,19 @@ from .database import Database
 
 MAX_TRIES = 3
 GAVE_UP = "评分在完成之前反复中断（服务进程在评分这份提交时退出了 {n} 次），已放弃；请联系教师"
+#: The note on an attempt whose regrade could not finish (it keeps its previous result).
+REGRADE_FAILED = "重新评分没有完成（{reason}），这次提交保留并沿用上一次的评分结果"
+
+
+def finish_failed(con: sa.Connection, where, reason: str, now: float) -> int:
+    """Record in ``con`` that grading the submission ``where`` selects failed for ``reason``: back to ``graded``
+    with its previous result and the failure as its ``error`` if it had a result, else ``failed``; rows changed."""
+    done = con.execute(sa.update(S).where(where & S.c.result_json.isnot(None)).values(
+        status="graded", error=REGRADE_FAILED.format(reason=reason)[:2000], graded_at=now, claimed_by=None,
+        lease_until=None)).rowcount
+    # (the row restored above no longer matches ``where``, which names its status)
+    return done + con.execute(sa.update(S).where(where & S.c.result_json.is_(None)).values(
+        status="failed", error=reason[:2000], graded_at=now, claimed_by=None, lease_until=None)).rowcount
 
 
 @dataclass(frozen=True)
@@ -57,8 +75,7 @@ class Queue:
                     return None
                 mine = (S.c.id == row.id) & (S.c.status == row.status)
                 if row.tries >= MAX_TRIES:
-                    con.execute(sa.update(S).where(mine).values(status="failed", error=GAVE_UP.format(n=row.tries),
-                                                                 claimed_by=None, lease_until=None, graded_at=now))
+                    finish_failed(con, mine, GAVE_UP.format(n=row.tries), now)
                     continue
                 done = con.execute(sa.update(S).where(mine).values(
                     status="grading", claimed_by=self.instance, lease_until=now + self.lease, tries=row.tries + 1,
@@ -96,9 +113,10 @@ class Queue:
             return True
 
     def failed(self, submission_id: str, reason: str) -> bool:
+        """Record that grading failed for ``reason`` (:func:`finish_failed`: a regraded submission keeps its
+        previous result); False if this process no longer holds the claim."""
         with self.db.write() as con:
-            return con.execute(sa.update(S).where(self._mine(submission_id)).values(
-                status="failed", error=reason[:2000], graded_at=time.time(), claimed_by=None, lease_until=None)).rowcount == 1
+            return finish_failed(con, self._mine(submission_id), reason, time.time()) == 1
 
     def release(self) -> int:
         """Give back this process's claims without counting the try (a graceful stop)."""

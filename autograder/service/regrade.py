@@ -3,7 +3,8 @@
 A regrade puts graded (or failed) submissions back into the queue (``queued``, tries reset); the grading
 loop grades them again like new uploads and the counting attempt is settled again afterwards, so the
 gradebook follows (for example after a corrected hidden test and a restart of the service).  Submissions
-still queued or being graded are left alone: they are graded anyway.  Each request is recorded in
+still queued or being graded are left alone: they are graded anyway.  A submission whose regrade fails keeps
+its previous result (:func:`.queue.finish_failed`) and counts as ``failed`` in the progress.  Each request is recorded in
 ``service_regrades`` with the submissions it put back, so its progress can be shown.
 """
 
@@ -51,7 +52,7 @@ def request(db: Database, assignment: str, by: str, *, student: str | None = Non
         ids = con.execute(sa.select(S.c.id).where(where)).scalars().all()
         if ids:
             con.execute(sa.update(S).where(S.c.id.in_(ids)).values(status="queued", tries=0, claimed_by=None,
-                                                                   lease_until=None, started_at=None))
+                                                                   lease_until=None, started_at=None, error=None))
         con.execute(sa.insert(R).values(id=rid, assignment=assignment, student_id=student, submission_ids=json.dumps(ids),
                                         requested_at=now, requested_by=by))
     return Progress(rid, assignment, student, now, len(ids), 0, 0)
@@ -62,10 +63,10 @@ def _progress(con: sa.Connection, row) -> Progress:
     done = failed = 0
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
-        rows = con.execute(sa.select(S.c.status).where(S.c.id.in_(chunk) & S.c.status.in_(("graded", "failed"))
-                                                       & (S.c.graded_at >= row.requested_at))).scalars().all()
+        rows = con.execute(sa.select(S.c.error).where(S.c.id.in_(chunk) & S.c.status.in_(("graded", "failed"))
+                                                      & (S.c.graded_at >= row.requested_at))).scalars().all()
         done += len(rows)
-        failed += sum(1 for s in rows if s == "failed")
+        failed += sum(1 for error in rows if error)  # (a regrade that failed keeps the previous result, graded)
     return Progress(row.id, row.assignment, row.student_id, row.requested_at, len(ids), done, failed)
 
 

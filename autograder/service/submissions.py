@@ -276,7 +276,7 @@ class Submissions:
             s = scores(row)
             out.append(Attempt(row.id, number, row.student_id, row.assignment, row.status, row.created_at,
                                row.graded_at if row.status in ("graded", "failed") else None, row.filename, bool(row.late),
-                               row.penalty, s.score, s.raw_score, s.max_score, row.error if row.status == "failed" else None,
+                               row.penalty, s.score, s.raw_score, s.max_score, row.error if row.status in ("graded", "failed") else None,
                                position, row.id == counting_id, result, shown, FEEDBACK_POLICIES[shown],
                                bool(row.settled), named))
         out.reverse()

@@ -151,3 +151,79 @@ def test_two_processes_recording_one_students_attempts_at_once_on_postgresql(tmp
             assert errors == [] and grades(site) == {"s001": best}, (pair, errors)
     finally:
         site.db.dispose()
+
+
+def _status(site: Site, submission_id: str) -> dict:
+    return site.client("instructor").get(f"/api/v1/submissions/{submission_id}").json()
+
+
+def test_a_regrade_graded_out_of_order_never_moves_the_count_away_and_back(site):
+    """Best counts: both attempts are regraded; the other one's result comes first.  The counting attempt takes
+    part in the choice with its previous result until its new one is recorded (the count moved to the 6, and
+    its passback went out, for the moment between the two results)."""
+    from autograder.service import regrade
+
+    best = submit(site)
+    record(site, site.gradebook, 10)
+    other = submit(site)
+    record(site, site.gradebook, 6)
+    regrade.request(site.db, A1, "teacher")
+    held = site.queue.claim(now=site.clock())  # the counting attempt, slower to grade
+    assert held.id == best
+    assert record(site, site.gradebook, 6) == other
+    assert grades(site) == {"s001": 10} and _status(site, best)["status"] == "grading"
+    result = stub_result("s001", A1, 9)
+    loop(site)._record(site.gradebook, Job("s001", A1, "stub", tag=best), {"result": result.to_json()}, None)
+    assert grades(site) == {"s001": 9} and site.gradebook.scores[("s001", A1)] == 9
+
+
+def test_a_regrade_that_fails_keeps_the_previous_result_and_says_why(site):
+    """The grading system fails on a regraded attempt: the attempt keeps its result, which keeps counting; the
+    API, the student's page and the regrade's progress say that the regrade did not finish, and why."""
+    from autograder.service import regrade
+    from autograder.service.queue import REGRADE_FAILED
+
+    first = submit(site)
+    record(site, site.gradebook, 7)
+    regrade.request(site.db, A1, "teacher")
+    claim = site.queue.claim(now=site.clock())
+    assert site.queue.failed(claim.id, "沙箱未能启动")
+    doc = _status(site, first)
+    assert (doc["status"], doc["score"]) == ("graded", 7)
+    assert doc["error"] == REGRADE_FAILED.format(reason="沙箱未能启动")
+    assert grades(site) == {"s001": 7} and site.gradebook.scores[("s001", A1)] == 7
+    student, _ = site.signed_in("s001")
+    page = student.get(f"/assignments/{A1}").text
+    assert "重新评分没有完成（沙箱未能启动）" in page and "计入成绩" in page
+    progress = regrade.latest(site.db, A1)
+    assert (progress.total, progress.done, progress.failed, progress.finished) == (1, 1, 1, True)
+    regrade.request(site.db, A1, "teacher")  # a new regrade clears the note; its success removes it for good
+    assert _status(site, first)["error"] is None
+    record(site, site.gradebook, 8)
+    assert grades(site) == {"s001": 8} and _status(site, first)["error"] is None
+
+
+def test_a_regrade_that_keeps_being_interrupted_keeps_the_previous_result(site):
+    """The service process grading a regraded attempt dies three times (its lease runs out): the attempt is given
+    up as before, but keeps its previous result; a new attempt that is given up ends failed, with no score."""
+    from autograder.service import regrade
+    from autograder.service.queue import GAVE_UP, MAX_TRIES, REGRADE_FAILED
+
+    first = submit(site)
+    record(site, site.gradebook, 5)
+    regrade.request(site.db, A1, "teacher")
+    later = site.clock()
+    for _ in range(MAX_TRIES):
+        later += 3600  # each claim's lease has run out by the next
+        assert site.queue.claim(now=later).id == first
+    fresh = submit(site)
+    for _ in range(MAX_TRIES):
+        later += 3600
+        assert site.queue.claim(now=later).id == fresh
+    assert site.queue.claim(now=later + 3600) is None  # both given up
+    doc = _status(site, first)
+    assert (doc["status"], doc["score"]) == ("graded", 5)
+    assert doc["error"] == REGRADE_FAILED.format(reason=GAVE_UP.format(n=MAX_TRIES))
+    doc = _status(site, fresh)
+    assert (doc["status"], doc["score"], doc["error"]) == ("failed", None, GAVE_UP.format(n=MAX_TRIES))
+    assert grades(site) == {"s001": 5}

@@ -59,7 +59,8 @@ def submission_json(row) -> dict[str, Any]:
             "penalty": row.penalty, "created_at": iso(row.created_at),
             "graded_at": iso(row.graded_at) if row.status in ("graded", "failed") else None,
             "feedback_url": f"/api/v1/submissions/{row.id}/feedback" if graded else None,
-            "error": row.error if row.status == "failed" else None, "filename": row.filename}
+            "error": row.error if row.status in ("graded", "failed") else None,  # graded: its regrade failed
+            "filename": row.filename}
 
 
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
