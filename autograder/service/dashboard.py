@@ -1,6 +1,8 @@
 """The instructor's live figures of one assignment, from the service's tables.
 
-Queue length, submissions per minute, how many students have submitted, the score histogram of the
+Queue length, submissions per minute, how many students have submitted (and how many submissions could not be
+graded: ``failed``, and ``regrade_failed`` - graded ones whose regrade did not finish and that keep their previous
+result, :func:`.queue.finish_failed`, the same ones the regrade's progress counts as not graded), the score histogram of the
 counting attempts and the share of students failing each case (the figures of ``summary.html``, computed
 by :func:`autograder.store.report.summary` on the counting attempts), and the late submissions.
 Parsed results are cached by submission id (a regrade replaces the id's fingerprint, so the cache key
@@ -57,6 +59,7 @@ def assignment_figures(db: Database, assignment: str, title: str, now: float) ->
     mine = S.c.assignment == assignment
     with db.read() as con:
         status = dict(con.execute(sa.select(S.c.status, sa.func.count()).where(mine).group_by(S.c.status)).all())
+        kept = con.execute(sa.select(sa.func.count()).where(mine & (S.c.status == "graded") & S.c.error.isnot(None))).scalar() or 0
         recent = con.execute(sa.select(sa.func.count()).where(mine & (S.c.created_at > now - WINDOW))).scalar() or 0
         last_minute = con.execute(sa.select(sa.func.count()).where(mine & (S.c.created_at > now - 60))).scalar() or 0
         students = con.execute(sa.select(sa.func.count(sa.distinct(S.c.student_id))).where(mine)).scalar() or 0
@@ -77,5 +80,6 @@ def assignment_figures(db: Database, assignment: str, title: str, now: float) ->
         cases.sort(key=lambda c: (-c["share"], c["id"]))
     return {"assignment": assignment, "title": title, "queued": status.get("queued", 0), "grading": status.get("grading", 0),
             "graded": status.get("graded", 0), "failed": status.get("failed", 0),
+            "regrade_failed": kept,
             "submissions": sum(status.values()), "per_minute": recent / (WINDOW / 60), "last_minute": last_minute,
             "students": students, "summary": summary, "cases": cases, "late": late, "late_total": late_total}

@@ -227,3 +227,25 @@ def test_a_regrade_that_keeps_being_interrupted_keeps_the_previous_result(site):
     doc = _status(site, fresh)
     assert (doc["status"], doc["score"], doc["error"]) == ("failed", None, GAVE_UP.format(n=MAX_TRIES))
     assert grades(site) == {"s001": 5}
+
+
+def test_the_dashboard_counts_a_regrade_that_failed_as_its_progress_does(site):
+    """One page, one story: the dashboard's figures name the attempt whose regrade did not finish (it is ``graded``
+    with its previous result, which its histogram still shows) as the regrade's progress counts it (it said
+    "已评分 1，未能评分 0" beside "1 份未能评分")."""
+    from autograder.service import regrade
+
+    first = submit(site)
+    record(site, site.gradebook, 7)
+    regrade.request(site.db, A1, "teacher")
+    assert site.queue.failed(site.queue.claim(now=site.clock()).id, "沙箱未能启动")
+    figures = site.service.figures(A1)
+    f, progress = figures["f"], figures["progress"]
+    assert (f["graded"], f["failed"], f["regrade_failed"], progress.failed) == (1, 0, 1, 1)
+    assert f["summary"]["students"] == 1  # its previous result still counts
+    teacher, _ = site.signed_in("instructor")
+    page = teacher.get(f"/instructor/assignments/{A1}/live").text
+    assert "其中 1 份重新评分未完成、沿用上一次的结果" in page and "1 份未能重新评分" in page
+    regrade.request(site.db, A1, "teacher")  # graded again: nothing is left to name
+    record(site, site.gradebook, 8)
+    assert site.service.figures(A1)["f"]["regrade_failed"] == 0 and _status(site, first)["error"] is None
