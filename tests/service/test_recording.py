@@ -249,3 +249,35 @@ def test_the_dashboard_counts_a_regrade_that_failed_as_its_progress_does(site):
     regrade.request(site.db, A1, "teacher")  # graded again: nothing is left to name
     record(site, site.gradebook, 8)
     assert site.service.figures(A1)["f"]["regrade_failed"] == 0 and _status(site, first)["error"] is None
+
+
+@pytest.mark.parametrize("kind", ["unreadable", "someone_else", "unstorable"])
+def test_a_worker_result_that_cannot_be_used_is_that_submissions_graded_outcome_and_never_the_loops(site, kind):
+    """A result the grading loop cannot read, that is not its job's, or that cannot be stored is recorded as that
+    submission's outcome, as ``autograder grade`` records it: every case 0 and the reason.  A regraded attempt does
+    not keep its previous result (a notebook that breaks its result - the red-team review's forged float cell
+    index did - must not keep a grade its corrected tests would take back).  It used to raise out of ``_record``:
+    the loop gave its claims back without counting the try (``Queue.release``), claimed the same submission first
+    again, and never got past it (nor to ``MAX_TRIES``); another student's result was recorded as this one's."""
+    from autograder.service import regrade
+
+    def bad(student: str) -> dict:
+        good = stub_result(student, A1, 10).to_json()
+        return {"unreadable": {"result": {"student": student}},
+                "someone_else": {"result": stub_result("s999", A1, 10).to_json()},
+                "unstorable": {"result": {**good, "notes": ["\ud800"]}}}[kind]
+
+    first = submit(site)
+    record(site, site.gradebook, 7)
+    regrade.request(site.db, A1, "teacher")
+    fresh = submit(site)
+    for _ in range(2):
+        claim = site.queue.claim(now=site.clock())
+        loop(site)._record(site.gradebook, Job("s001", A1, "stub", tag=claim.id), bad("s001"), None)
+    assert site.queue.claim(now=site.clock()) is None
+    for sid in (first, fresh):
+        doc = _status(site, sid)
+        assert (doc["status"], doc["score"], doc["error"]) == ("graded", 0, None)
+        assert "评分结果无法读取或写入" in site.client("instructor").get(doc["feedback_url"]).text
+    assert grades(site) == {"s001": 0} and site.gradebook.scores[("s001", A1)] == 0
+    assert regrade.latest(site.db, A1).failed == 0
