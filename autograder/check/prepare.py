@@ -145,7 +145,9 @@ def prepare(source_path: Path, submission_path: Path) -> PreparedNotebook:
         out.error = ("提交的文件不是可以读取的 Jupyter 笔记本（nbformat 4），无法评分"
                      f"（{type(exc).__name__}: {str(exc)[:200]}）：请提交 JupyterLab 保存的 .ipynb 文件")
         return out
-    has_metadata = any(_nbgrader_meta(c).get("grade_id") in by_id for c in cells if isinstance(c, dict))
+    # (a grade_id the student's file gives as a list or an object is no cell's: it must not stop the grading)
+    has_metadata = any(isinstance(gid := _nbgrader_meta(c).get("grade_id"), str) and gid in by_id
+                       for c in cells if isinstance(c, dict))
     seen: set[str] = set()
     run: list[tuple[int, str]] = []
     for i, cell in enumerate(cells):

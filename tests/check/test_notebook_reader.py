@@ -70,3 +70,17 @@ def test_edited_locked_cells_are_noted(tmp_path, what):
 def test_not_a_notebook_is_refused(text):
     with pytest.raises(ValueError):
         read_cells(text)
+
+
+@pytest.mark.parametrize("odd", [["a"], {"a": 1}, 7])
+def test_a_grade_id_that_is_not_a_string_is_no_cells_and_grading_goes_on(tmp_path, odd):
+    """A cell before the answer cells whose nbgrader ``grade_id`` is a list (unhashable) made the preparation
+    raise TypeError: the whole notebook was graded 0 ("评分程序无法处理") although its answers were right."""
+    nb = json.loads(SOURCE.read_text(encoding="utf-8"))
+    nb["cells"].insert(0, {"cell_type": "code", "execution_count": None, "outputs": [], "source": "x = 1",
+                           "metadata": {"nbgrader": {"grade_id": odd}}})
+    path = tmp_path / "threshold_metrics.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    prepared = prepare(SOURCE, path)
+    assert prepared.error is None and prepared.notes == []
+    assert (0, "x = 1") in prepared.cells and len(prepared.cells) > 1
