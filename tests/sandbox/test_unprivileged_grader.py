@@ -88,6 +88,13 @@ def _environment() -> Path:
             if linked.returncode != 0:  # another file system: a copy
                 shutil.rmtree(target)
                 shutil.copytree(site, target, symlinks=True)
+            ours = f"#!{REPO / '.venv' / 'bin' / 'python'}"
+            for script in (REPO / ".venv" / "bin").iterdir():  # the console scripts (nbgrader runs alembic's), as pip writes them
+                if script.is_file() and not script.is_symlink() and not (venv / "bin" / script.name).exists():
+                    head, _, rest = script.read_bytes().partition(b"\n")
+                    if head.decode(errors="replace").startswith(ours):
+                        (venv / "bin" / script.name).write_bytes(f"#!{venv / 'bin' / 'python'}".encode() + b"\n" + rest)
+                        (venv / "bin" / script.name).chmod(0o755)
             (venv / ".complete").touch()
     return venv
 
@@ -232,7 +239,9 @@ def test_an_unprivileged_grader_grades_a_hostile_batch_with_cgroup_limits(grader
     out = grader.home / "batch" / "out"
     grader.give(grader.home / "batch")
     t0 = time.monotonic()
-    proc = grader.popen("grade", str(subs), "--out", str(out), "--jobs", "2",
+    # --call-timeout 1: every hostile call is stopped by a limit, the honest ones need milliseconds; the hog's four
+    # calls then cost 4 CPU seconds instead of 16 and the bomb's sleeping call 7 s of wall clock (5 x 1 + 2) instead of 22
+    proc = grader.popen("grade", str(subs), "--out", str(out), "--jobs", "2", "--call-timeout", "1",
                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     watcher = UidWatcher(proc.pid)
     watcher.start()
@@ -270,9 +279,10 @@ def test_an_unprivileged_grader_grades_a_hostile_batch_with_cgroup_limits(grader
 
 def test_a_root_grader_runs_every_sandbox_as_an_unprivileged_account(tmp_path):
     subs = _batch(tmp_path, {"honest": (A1, solution(A1)), "hog": (A1, replace_in_answer(A1, BINARY_METRICS, BINARY_METRICS + HOG))})
-    # --submission-timeout 20: the hog's deadline (it lives long enough for the watcher; the honest one takes ~1 s)
+    # --call-timeout 1: the hog's four hogging calls are stopped after 1 CPU second each (it lives long enough for the
+    # watcher; the honest one takes ~1 s)
     proc = subprocess.Popen([str(REPO / ".venv" / "bin" / "autograder"), "grade", str(subs), "--out", str(tmp_path / "out"),
-                             "--jobs", "2", "--submission-timeout", "20"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--jobs", "2", "--call-timeout", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     watcher = UidWatcher(proc.pid)
     watcher.start()
     _, stderr = proc.communicate(timeout=600)
