@@ -168,8 +168,9 @@ def grade_cmd(corpus: Path, out: Path, *extra: str) -> list[str]:
     return [AUTOGRADER, "grade", str(corpus), "--out", str(out), "--jobs", "2", *only, *extra]
 
 
-def run(cmd: list[str], timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+def run(cmd: list[str], timeout: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``cmd`` to its end; ``env``: variables set for it on top of this process's environment."""
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
 
 
 def committed(url: str) -> int:
