@@ -4,8 +4,8 @@ The module makes a throwaway system user, hands it a cgroup subtree with the doc
 (``autograder sandbox setup --user NAME``, as root) and runs the real commands as that user, from a
 virtual environment made with Debian's ``/usr/bin/python3.11`` (the default ``python3`` of these
 machines lives in root's home, mode 0700, which another user cannot run; the environment is kept in
-/var/tmp and imports the checkout's installed packages, :func:`_environment`).  While a batch runs, a
-watcher reads the host uid of every process in a sandbox cgroup from ``/proc/PID/status``.
+/var/tmp, its packages hard links to those of the checkout's ``.venv``: :func:`_environment`).  While a
+batch runs, a watcher reads the host uid of every process in a sandbox cgroup from ``/proc/PID/status``.
 
 Hostile students (each next to honest ones, ``--jobs 2``): a fork hog (25 spinning processes in
 sessions of their own), a CPU spinner (the corpus's infinite loop), a memory bomb spread over three
@@ -89,7 +89,7 @@ def _environment() -> Path:
                 shutil.rmtree(target)
                 shutil.copytree(site, target, symlinks=True)
             ours = f"#!{REPO / '.venv' / 'bin' / 'python'}"
-            for script in (REPO / ".venv" / "bin").iterdir():  # the console scripts (nbgrader runs alembic's), as pip writes them
+            for script in (REPO / ".venv" / "bin").iterdir():  # the console scripts, as pip writes them
                 if script.is_file() and not script.is_symlink() and not (venv / "bin" / script.name).exists():
                     head, _, rest = script.read_bytes().partition(b"\n")
                     if head.decode(errors="replace").startswith(ours):
