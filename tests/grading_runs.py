@@ -257,7 +257,7 @@ def assert_no_scratch_left(scratch: Path) -> None:
 
 
 #: A few submissions of the slice, for the faults that need no run long enough to be interrupted (a full scratch
-#: disk, a submission that never ends): grading the whole slice again there showed nothing more.
+#: disk, the regrade of one slice): grading the whole slice again there showed nothing more.
 FEW = ["instructor_solution_ps1_threshold_metrics_0", "wrong_strict_threshold_0", "instructor_solution_ps2_roc_auc_0"]
 
 
