@@ -13,7 +13,7 @@ import pytest
 from autograder.check import get_assignment, grade_notebook
 from autograder.model import Limits
 from autograder.sandbox import Session
-from autograder.sandbox.cgroup import SandboxCgroups
+from autograder.sandbox.cgroup import SandboxCgroups, process_tree
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -70,7 +70,10 @@ def test_an_honest_notebook_gets_the_same_grade_next_to_a_hog(tmp_path):
     for p in hogs:
         p.start()
     try:
-        time.sleep(4.0)  # the hogs' processes are spinning (the spawned graders import the engine first)
+        deadline = time.monotonic() + 120
+        while not all(len(process_tree(p.pid)) >= 25 for p in hogs):  # each hog's 25 spinners run (after its import)
+            assert time.monotonic() < deadline and all(p.is_alive() for p in hogs), "the hogs never spun"
+            time.sleep(0.1)
         t0 = time.monotonic()
         beside = grade_notebook(a, src, honest, "honest", limits=limits)
         wall = time.monotonic() - t0
