@@ -168,8 +168,9 @@ def grade_cmd(corpus: Path, out: Path, *extra: str) -> list[str]:
     return [AUTOGRADER, "grade", str(corpus), "--out", str(out), "--jobs", "2", *only, *extra]
 
 
-def run(cmd: list[str], timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+def run(cmd: list[str], timeout: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``cmd`` to its end; ``env``: variables set for it on top of this process's environment."""
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
 
 
 def committed(url: str) -> int:
@@ -256,7 +257,7 @@ def assert_no_scratch_left(scratch: Path) -> None:
 
 
 #: A few submissions of the slice, for the faults that need no run long enough to be interrupted (a full scratch
-#: disk, a submission that never ends): grading the whole slice again there showed nothing more.
+#: disk, the regrade of one slice): grading the whole slice again there showed nothing more.
 FEW = ["instructor_solution_ps1_threshold_metrics_0", "wrong_strict_threshold_0", "instructor_solution_ps2_roc_auc_0"]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 
@@ -93,6 +94,22 @@ def test_grades_csv(graded):
         assert float(rows[(student, name)]["max_score"]) == A[name].max_score()
 
 
+def test_a_cell_that_never_ends_is_stopped_and_the_rest_of_the_notebook_counts(graded):
+    """The corpus's endless cell (``attack_infinite_loop``: ``while True: pass`` after the answer, next to every other
+    notebook of the batch) is stopped by its CPU-time limit: said on its progress line and in its result, and its
+    grade rows are in the gradebook; the functions defined before it count (:func:`test_expected_score`), and the
+    batch goes on (:func:`test_every_submission_graded`)."""
+    from nbgrader.api import Gradebook, Grade
+
+    line = next(x for x in graded["proc"].stderr.splitlines() if "attack_infinite_loop/ps2_roc_auc" in x)
+    assert "超时" in line, line
+    result = graded["results"][("attack_infinite_loop", "ps2_roc_auc")]
+    assert any(e["type"] == "_CellTimeout" for e in result["cell_errors"]), result["cell_errors"]
+    with Gradebook(f"sqlite:///{graded['out'] / 'gradebook.db'}") as gb:
+        rows = [g for g in gb.db.query(Grade) if g.student.id == "attack_infinite_loop"]
+    assert rows and sum(g.auto_score for g in rows) == result["score"]
+
+
 def test_gradebook_not_writable_by_students(graded):
     con = sqlite3.connect(graded["out"] / "gradebook.db")
     assert con.execute("select max(auto_score) from grade").fetchone()[0] <= 40
@@ -121,10 +138,13 @@ def test_summary(graded):
 
 
 def test_rerun_grades_only_changes(graded, tmp_path):
-    cmd = [str(graded["proc"].args[0]), "grade", str(graded["corpus"]), "--out", str(graded["out"])]
+    # one worker and no extra one: the workers' head start grades the costliest submissions before the ledger is read,
+    # and the run waits for those already started although they are committed (with the defaults, up to 20 of the
+    # corpus's 60, the endless loops among them: the rerun cost as much as the first run); here at most 8
+    cmd = [str(graded["proc"].args[0]), "grade", str(graded["corpus"]), "--out", str(graded["out"]), "--jobs", "1"]
     nb = graded["corpus"] / "instructor_solution_ps3_pr_ap" / "ps3_pr_ap" / "pr_ap.ipynb"
     nb.write_text(nb.read_text(encoding="utf-8").replace("作业 3", "作业 3 ", 1), encoding="utf-8")
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, "AUTOGRADER_EXTRA_WORKERS": "0"})
     (tmp_path.parent / "rerun.log").write_text(proc.stderr)
     assert proc.returncode == 0
     assert "需要评分 1 份" in proc.stderr, proc.stderr[-2000:]

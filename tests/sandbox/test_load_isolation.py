@@ -4,7 +4,7 @@ cell/call limits in CPU time of the sandbox's whole process tree with a wall-clo
 from __future__ import annotations
 
 import json
-import threading
+import multiprocessing
 import time
 from pathlib import Path
 
@@ -13,7 +13,7 @@ import pytest
 from autograder.check import get_assignment, grade_notebook
 from autograder.model import Limits
 from autograder.sandbox import Session
-from autograder.sandbox.cgroup import SandboxCgroups
+from autograder.sandbox.cgroup import SandboxCgroups, process_tree
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -45,6 +45,16 @@ HOG = ("import os, time\n\n\ndef binary_metrics(*args, **kwargs):\n    for _ in 
        "            os.setsid()\n            while True:\n                pass\n    while True:\n        time.sleep(1)\n")
 
 
+def _grade_hog(src: str, hog: str, student: str) -> None:
+    """In a spawned process: grade the hog until its 180-s deadline, or until SIGTERM (its sandboxes then end as in any
+    grading that stops: the session's cleanup removes their processes and cgroups)."""
+    import signal
+    import sys
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    grade_notebook(get_assignment("ps1_threshold_metrics"), Path(src), Path(hog), student)
+
+
 def test_an_honest_notebook_gets_the_same_grade_next_to_a_hog(tmp_path):
     limits = Limits(cell_timeout=5.0)
     src, honest = _notebook(tmp_path, "honest", "ps2_roc_auc", HONEST, in_answer=True)
@@ -53,19 +63,28 @@ def test_an_honest_notebook_gets_the_same_grade_next_to_a_hog(tmp_path):
     assert alone.score == alone.max_score and not alone.notes and not alone.cell_errors, alone.notes
 
     hsrc, hog = _notebook(tmp_path, "hog", "ps1_threshold_metrics", HOG)
-    hog_limits = Limits(submission_timeout=40.0)  # outlasts the honest grading below (checked: under load it took 20 s)
-    hogs = [threading.Thread(target=grade_notebook, args=(get_assignment("ps1_threshold_metrics"), hsrc, hog, f"hog{i}"),
-                             kwargs={"limits": hog_limits}) for i in range(2)]
-    for t in hogs:
-        t.start()
-    time.sleep(3.0)  # the hogs' processes are spinning
-    t0 = time.monotonic()
-    beside = grade_notebook(a, src, honest, "honest", limits=limits)
-    wall = time.monotonic() - t0
-    assert all(t.is_alive() for t in hogs), f"the hogs ended before the honest grading did ({wall:.1f} s)"
-    for t in hogs:
-        t.join()
+    # each hog keeps one CPU busy (its cgroup's share) until it is stopped: in processes of their own, stopped as soon
+    # as the honest grading is done (before, they graded on to a 40-s deadline: up to 80 CPU seconds of spinning)
+    ctx = multiprocessing.get_context("spawn")
+    hogs = [ctx.Process(target=_grade_hog, args=(str(hsrc), str(hog), f"hog{i}")) for i in range(2)]
+    for p in hogs:
+        p.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not all(len(process_tree(p.pid)) >= 25 for p in hogs):  # each hog's 25 spinners run (after its import)
+            assert time.monotonic() < deadline and all(p.is_alive() for p in hogs), "the hogs never spun"
+            time.sleep(0.1)
+        t0 = time.monotonic()
+        beside = grade_notebook(a, src, honest, "honest", limits=limits)
+        wall = time.monotonic() - t0
+        assert all(p.is_alive() for p in hogs), f"the hogs ended before the honest grading did ({wall:.1f} s)"
+    finally:
+        for p in hogs:
+            p.terminate()
+        for p in hogs:
+            p.join(30)
     assert (beside.score, beside.notes, beside.cell_errors) == (alone.score, alone.notes, alone.cell_errors), (beside.notes, wall)
+    assert [p.exitcode for p in hogs] == [0, 0]  # stopped by SIGTERM, through the sessions' cleanup
 
 
 def test_a_sandbox_uses_at_most_its_cpus():

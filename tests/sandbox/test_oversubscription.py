@@ -145,7 +145,7 @@ def test_a_job_waiting_at_the_gate_takes_a_freed_slot_without_waiting_for_the_ne
 def test_a_hung_run_holds_no_slot_and_is_stopped_at_its_own_limit():
     """One slot, two extra workers: a notebook that hangs (sleeps) is graded beside two ordinary ones,
     which both finish before it; it ends at its wall-clock backstop, as it would alone."""
-    limits = Limits(cell_timeout=4.0)  # backstop 5 x 4 + 2 = 22 s of wall clock for the sleeping cell
+    limits = Limits(cell_timeout=2.0)  # backstop 5 x 2 + 2 = 12 s of wall clock for the sleeping cell
     hang = _job("hang", "import time\ntime.sleep(10 ** 6)", limits=limits)
     others = [_job(f"ok{i}") for i in range(2)]
     got = _grade([hang] + others, extra=2)

@@ -32,7 +32,7 @@ def course(tmp_path_factory):
                         "counts": "last"},
         "ps3_pr_ap": {"deadline": PAST},
     }}
-    codes = make_course(data, STUDENTS, config=config)
+    codes = make_course(data, STUDENTS, config=config, cli=True)  # the roster commands themselves
     server = Server(data, "--jobs", "2").start()
     yield {"server": server, "codes": codes, "data": data}
     server.stop()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from sqlalchemy.exc import OperationalError
 
@@ -59,3 +61,26 @@ def test_other_errors_are_not_retried(store):
 def test_an_empty_ledger(store):
     assert store.fingerprints(["ps1_threshold_metrics"]) == {}
     assert store.results(["ps1_threshold_metrics"]) == []
+
+
+def test_a_new_gradebook_is_stamped_with_the_revision_alembic_names(tmp_path):
+    """nbgrader stamps every gradebook it creates with its schema's alembic head; the store reads that head in
+    process (:func:`autograder.store.gradebook.alembic_head`) instead of running ``alembic heads``: the same
+    revision as that command prints."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    from nbgrader.dbutil import _temp_alembic_ini
+
+    from autograder.store.gradebook import Gradebook
+
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}"):
+        pass
+    with sqlite3.connect(tmp_path / "gradebook.db") as con:
+        stamped = con.execute("SELECT version_num FROM alembic_version").fetchall()
+    with _temp_alembic_ini("sqlite:////tmp/gradebook.db") as ini:
+        heads = subprocess.run([str(Path(sys.executable).parent / "alembic"), "-c", ini, "heads"], capture_output=True,
+                               text=True, check=True).stdout
+    assert stamped == [(heads.split()[0],)], (stamped, heads)
+
