@@ -13,11 +13,6 @@ theme's colour-mode switch does (the stored choice that applies it on load is ch
   the verdicts and explanations are audited too (colour contrast included).  Light mode runs every rule;
   dark mode, which changes only colours, runs the colour rules.
 
-The same load of every page of the table of contents also gets the desktop checks of
-tests/book/test_phone_layout.py (``layout_problems`` at 1280 px, before any click) and
-tests/book/test_navigation_browser.py (``desktop_problems``: ☰, both sidebars' links, Chinese interface), after
-the audits; they used to load every page once more at 1280 px.
-
 The instructor edition is audited on the pages where it differs from the public one (the instructor-only
 blocks).  The quizzes are also operated with the keyboard alone: Tab reaches every option, Enter picks
 it, and the verdict is announced in a polite live region.  (That no page scrolls sideways at 375 px, WCAG
@@ -32,8 +27,6 @@ from pathlib import Path
 import pytest
 
 from .conftest import ROOT
-from .test_navigation_browser import desktop_problems
-from .test_phone_layout import layout_problems
 from .test_quiz_browser import SHOTS, open_page, switch_to_dark
 from .test_site_browser import PAGES
 
@@ -60,7 +53,8 @@ def _axe(tab, dark: bool) -> list[str]:
     # the page as it is drawn: the browser skips the sections off screen until the reader scrolls near
     # them (course.css), and axe cannot tell the colours of a section that was never drawn
     tab.evaluate("document.querySelectorAll('article section').forEach(s => { s.style.contentVisibility = 'visible'; })")
-    tab.add_script_tag(path=str(AXE))
+    if not tab.evaluate("typeof window.axe === 'object'"):  # once per load: light and dark audits share it
+        tab.add_script_tag(path=str(AXE))
     options = {"resultTypes": ["violations"]}
     if dark:
         options["runOnly"] = {"type": "rule", "values": COLOUR_RULES}
@@ -74,18 +68,15 @@ def _axe(tab, dark: bool) -> list[str]:
     return found
 
 
-def visit(browser, url: str, book_html: Path | None = None) -> list[str]:
+def visit(browser, url: str) -> list[str]:
     """Everything wrong with the page at ``url``: in light mode, load problems, untypeset math and axe
     violations; then, switched to dark mode on the same load, problems since (e.g. a dark-only asset that
-    fails) and the colour rules.  With ``book_html`` (the site the page belongs to), also what does not fit at
-    1280 px (before any click) and, after the audits, the desktop navigation (see the module's docstring)."""
+    fails) and the colour rules."""
     _require_axe()
     ctx, tab, problems = open_page(browser, url, viewport={"width": 1280, "height": 900}, color_scheme="light")
     try:
         tab.evaluate("document.fonts.ready.then(() => true)")  # the formulas' fonts
         found: list[str] = []  # open_page reported the formulas' problems (tests/book/mathcheck.py)
-        if book_html is not None:
-            found += [f"1280 px: {p}" for p in layout_problems(tab, math=False)]
         for dark in (False, True):
             if dark:
                 switch_to_dark(tab)
@@ -93,8 +84,6 @@ def visit(browser, url: str, book_html: Path | None = None) -> list[str]:
             if theme != ("dark" if dark else "light"):
                 found.append(f"colour mode {theme!r} instead of {'dark' if dark else 'light'}")
             found += _axe(tab, dark)
-        if book_html is not None:
-            found += desktop_problems(tab, book_html)
         return found + problems
     finally:
         ctx.close()
@@ -116,9 +105,8 @@ def test_a_stored_dark_choice_applies_when_a_page_loads(browser, site_url):
 
 @pytest.mark.parametrize("page", [*PAGES, "search.html", "genindex.html"])  # genindex: the glossary by English name
 def test_page_loads_cleanly_and_passes_axe_in_both_modes(browser, book_html, site_url, page):
-    """(The pages of the table of contents also fit and navigate at 1280 px: see the module's docstring.)"""
     assert (book_html / page).is_file(), f"{page} was not built"
-    report = visit(browser, f"{site_url}/{page}", book_html if page in PAGES else None)
+    report = visit(browser, f"{site_url}/{page}")
     assert not report, f"{page}:\n" + "\n".join(report)
 
 

@@ -1,9 +1,8 @@
 """Navigation as a reader uses it, on every page, on a phone (375 px, touch) and a desktop (1280 px).
 
 Each page is loaded once per size; that load is first checked for what does not fit (formulas, headings,
-tables, the page's width: tests/book/test_phone_layout.py's ``layout_problems``), then navigated.  The
-desktop size rides on the load of tests/book/test_accessibility.py (which audits every page at 1280 px):
-:func:`desktop_problems` runs there, after the audits, so that no page is loaded twice at 1280 px.
+tables, the page's width: tests/book/test_phone_layout.py's ``layout_problems``), then navigated.  On a
+phone, a page with quizzes also gets tests/book/test_quiz_browser.py's phone check of its first quiz on that load.
 
 On a phone the ☰ button ("全书目录") and the page-contents button ("本页目录") each open their sidebar as a
 modal dialog, by touch and by keyboard; it closes with its "关闭" button, with Escape and by a tap on a
@@ -166,10 +165,7 @@ def _phone(tab, book_html: Path, page: str) -> list[str]:
     return found
 
 
-def desktop_problems(tab, book_html: Path) -> list[str]:
-    """The open page's navigation at 1280 px: ☰ collapses and restores the left sidebar, both sidebars' links lead
-    to built pages, the page contents stand beside the article, the interface is Chinese (run on every page by
-    tests/book/test_accessibility.py, on its audit's load)."""
+def _desktop(tab, book_html: Path) -> list[str]:
     found: list[str] = []
     sidebar = tab.locator("#pst-primary-sidebar")
     primary = tab.locator(".primary-toggle")
@@ -199,14 +195,13 @@ def desktop_problems(tab, book_html: Path) -> list[str]:
     return found
 
 
-def test_every_page_fits_and_both_sidebars_open_and_close_on_a_phone(browser, book_html, site_url):
-    """(At 1280 px: :func:`desktop_problems` on every page, in tests/book/test_accessibility.py.)  A page with
-    quizzes also gets tests/book/test_quiz_browser.py's phone check of its first quiz on this load."""
-    ctx = browser.new_context(**SIZES["375"])
+@pytest.mark.parametrize("size", ["375", "1280"])
+def test_every_page_fits_and_both_sidebars_open_and_close(browser, book_html, site_url, size):
+    ctx = browser.new_context(**SIZES[size])
     tab = ctx.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda e: errors.append(f"page error: {e}"))
-    # as tests/book/test_quiz_browser.py's open_page: console errors, failed requests and HTTP errors of the phone load
+    # as tests/book/test_quiz_browser.py's open_page: console errors, failed requests and HTTP errors of each load
     tab.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     tab.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
     tab.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
@@ -216,15 +211,16 @@ def test_every_page_fits_and_both_sidebars_open_and_close_on_a_phone(browser, bo
         for page in PAGES:
             tab.goto(f"{site_url}/{page}", wait_until="load")
             found = layout_problems(tab)  # before any click: the page as it loads (tests/book/test_phone_layout.py)
-            if tab.locator(".quiz").count():
+            if size == "375" and tab.locator(".quiz").count():
                 with_quizzes.append(page)
                 found += phone_quiz_problems(tab, page)
-            found += _phone(tab, book_html, page)
+            found += _phone(tab, book_html, page) if size == "375" else _desktop(tab, book_html)
             if found or errors:
                 report[page] = found + errors
                 errors.clear()
         assert not report, "\n".join(f"{page}: {p}" for page, ps in report.items() for p in ps)
-        assert sorted(with_quizzes) == quiz_pages(book_html), "a page with quizzes is not in the table of contents"
+        if size == "375":
+            assert sorted(with_quizzes) == quiz_pages(book_html), "a page with quizzes is not in the table of contents"
     finally:
         ctx.close()
 
