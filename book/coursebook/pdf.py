@@ -11,7 +11,8 @@
    animation as a strip of frames, the address next to every external link;
 3. chromium prints it (A4, page numbers, bookmarks from the headings, fonts embedded); a first pass
    finds the page of every chapter (``pdfinfo -dests``) and a second pass prints those page numbers
-   in the table of contents.
+   in the table of contents.  The first pass is only read for its pages: it prints the same layout with
+   nothing drawn (:data:`LAYOUT_ONLY`), a third of the CPU of a drawn pass.
 
 The PDF is written to ``_build/pdf/`` and copied next to the site (``_build/html/course.pdf``, or
 ``_build/instructor/_build/html/course-instructor.pdf``), where every page's download menu links to it.
@@ -50,6 +51,10 @@ TITLE = "评价二分类模型"
 TEXT_WIDTH_PX = round((210 - 2 * 16) / 25.4 * 96)
 #: Height of a printed page's text in CSS pixels: A4 (297 mm) less the 16 mm and 18 mm margins.
 TEXT_HEIGHT_PX = round((297 - 16 - 18) / 25.4 * 96)
+#: The first pass's stylesheet: nothing is drawn, but ``visibility`` changes no box, so every element is on the
+#: page it is on in the final print, and the chapters' named destinations are still written (measured on the
+#: public edition: the same pages for all 35 destinations; 2.3 s of CPU instead of 7.3 s).
+LAYOUT_ONLY = "body * { visibility: hidden !important; }"
 
 
 @dataclass(frozen=True)
@@ -205,7 +210,11 @@ def print_pdf(page_url: str, out: Path, edition: Edition, settings: SiteSettings
             # pass 1: where does each chapter start?  pass 2: print those pages in the table of contents
             with tempfile.TemporaryDirectory() as tmp:
                 first = Path(tmp) / "pass1.pdf"
-                tab.pdf(path=str(first), **{**pdf_kwargs, "tagged": False})  # same pages, 4x faster untagged
+                hidden = tab.add_style_tag(content=LAYOUT_ONLY)
+                # same pages: the margins hold the footer, and tags, bookmarks and backgrounds move no box
+                tab.pdf(path=str(first), **{**pdf_kwargs, "tagged": False, "outline": False, "print_background": False,
+                                            "display_header_footer": False})
+                hidden.evaluate("style => style.remove()")
                 pages = chapter_pages(first)
             tab.evaluate("(pages) => window.coursePrintPageNumbers(pages)", pages)
             out.parent.mkdir(parents=True, exist_ok=True)

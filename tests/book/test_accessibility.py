@@ -53,7 +53,8 @@ def _axe(tab, dark: bool) -> list[str]:
     # the page as it is drawn: the browser skips the sections off screen until the reader scrolls near
     # them (course.css), and axe cannot tell the colours of a section that was never drawn
     tab.evaluate("document.querySelectorAll('article section').forEach(s => { s.style.contentVisibility = 'visible'; })")
-    tab.add_script_tag(path=str(AXE))
+    if not tab.evaluate("typeof window.axe === 'object'"):  # once per load: light and dark audits share it
+        tab.add_script_tag(path=str(AXE))
     options = {"resultTypes": ["violations"]}
     if dark:
         options["runOnly"] = {"type": "rule", "values": COLOUR_RULES}

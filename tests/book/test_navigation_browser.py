@@ -1,7 +1,8 @@
 """Navigation as a reader uses it, on every page, on a phone (375 px, touch) and a desktop (1280 px).
 
 Each page is loaded once per size; that load is first checked for what does not fit (formulas, headings,
-tables, the page's width: tests/book/test_phone_layout.py's ``layout_problems``), then navigated.
+tables, the page's width: tests/book/test_phone_layout.py's ``layout_problems``), then navigated.  On a
+phone, a page with quizzes also gets tests/book/test_quiz_browser.py's phone check of its first quiz on that load.
 
 On a phone the ☰ button ("全书目录") and the page-contents button ("本页目录") each open their sidebar as a
 modal dialog, by touch and by keyboard; it closes with its "关闭" button, with Escape and by a tap on a
@@ -22,7 +23,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .test_phone_layout import SIZES, layout_problems
-from .test_quiz_browser import SHOTS
+from .test_quiz_browser import SHOTS, phone_quiz_problems, quiz_pages
 from .test_site_browser import PAGES
 
 pytestmark = pytest.mark.slow
@@ -200,16 +201,26 @@ def test_every_page_fits_and_both_sidebars_open_and_close(browser, book_html, si
     tab = ctx.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    # as tests/book/test_quiz_browser.py's open_page: console errors, failed requests and HTTP errors of each load
+    tab.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    tab.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+    tab.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
+    with_quizzes = []
     try:
         report = {}
         for page in PAGES:
             tab.goto(f"{site_url}/{page}", wait_until="load")
             found = layout_problems(tab)  # before any click: the page as it loads (tests/book/test_phone_layout.py)
+            if size == "375" and tab.locator(".quiz").count():
+                with_quizzes.append(page)
+                found += phone_quiz_problems(tab, page)
             found += _phone(tab, book_html, page) if size == "375" else _desktop(tab, book_html)
             if found or errors:
                 report[page] = found + errors
                 errors.clear()
         assert not report, "\n".join(f"{page}: {p}" for page, ps in report.items() for p in ps)
+        if size == "375":
+            assert sorted(with_quizzes) == quiz_pages(book_html), "a page with quizzes is not in the table of contents"
     finally:
         ctx.close()
 

@@ -5,7 +5,7 @@
 * its text (``pdftotext``) has every chapter title in ``_toc.yml`` order, a sample of the seeds' numbers,
   every quiz stem (the twelve seed quizzes and those of chapters 2-5) and an appendix with every quiz's answer and per-option explanations, the
   links to the site, the demo and the submission service, and frame strips instead of animations;
-* the table of contents carries the page where each chapter starts;
+* the table of contents carries the page where each chapter starts (the final print's named destinations);
 * nothing printed is wider than the text column (measured in the browser before printing), and no page
   is blank (a code cell taller than a page breaks across pages);
 * the instructor edition has the solutions of 综合练习 5-7, the public one does not.
@@ -25,6 +25,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from coursebook.deployment import load_settings
+from coursebook.pdf import chapter_pages
 
 from .conftest import ROOT, build_lock
 from .quizdata import load as load_quizzes
@@ -62,8 +63,15 @@ def public_pdf(pdfs) -> tuple[Path, dict]:
 
 
 @pytest.fixture(scope="module")
-def public_text(public_pdf) -> str:
-    return subprocess.run(["pdftotext", str(public_pdf[0]), "-"], capture_output=True, text=True, check=True).stdout
+def texts(pdfs) -> dict[str, str]:
+    """Each edition's text (``pdftotext``, pages ended by form feeds), extracted once for every check that reads it."""
+    return {edition: subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+            for edition, (pdf, _) in pdfs.items()}
+
+
+@pytest.fixture(scope="module")
+def public_text(texts) -> str:
+    return texts["public"]
 
 
 def _squash(text: str) -> str:
@@ -124,6 +132,8 @@ def test_table_of_contents_has_page_numbers(public_pdf):
     stats = public_pdf[1]
     pages = stats["toc_pages"]
     assert stats["tocEntries"] == len(PAGES) + 1 == len(pages), pages
+    # the numbers found by the first pass (laid out, not drawn) are where the chapters start in the printed book
+    assert chapter_pages(public_pdf[0]) == pages
     numbers = [pages[f"toc-{i}"] for i in range(len(PAGES))] + [pages["toc-answers"]]
     assert numbers == sorted(numbers) and numbers[0] >= 3, numbers
     toc_text = subprocess.run(["pdftotext", "-f", "2", "-l", "3", str(public_pdf[0]), "-"], capture_output=True, text=True,
@@ -178,24 +188,30 @@ def test_nothing_is_wider_than_the_page(public_pdf):
     assert public_pdf[1]["overflow"] == []
 
 
-def _blank_pages(pdf: Path) -> list[int]:
-    """Pages with no text but the footer and no image."""
+def _blank_pages(pdf: Path, text: str) -> list[int]:
+    """Pages with no text but the footer and no image (``text``: the PDF's ``pdftotext``)."""
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
     count = int(re.search(r"Pages:\s+(\d+)", info).group(1))
-    listing = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True, check=True).stdout
-    with_image = {int(line.split()[0]) for line in listing.splitlines()[2:] if line.strip()}
-    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     pages = text.split("\f")[:count]  # pdftotext ends each page with a form feed
+    assert len(pages) == count, f"pdftotext gave {len(pages)} pages of {count}"
     footer = re.compile(r"评价二分类模型（[^）]*）\s*\d+\s*/\s*\d+")
-    return [i + 1 for i, page in enumerate(pages) if not footer.sub("", page).strip() and i + 1 not in with_image]
+    blank = []
+    for number in (i + 1 for i, page in enumerate(pages) if not footer.sub("", page).strip()):
+        # only a page without text is asked for its images (listing every page's images took as long as the text)
+        listing = subprocess.run(["pdfimages", "-list", "-f", str(number), "-l", str(number), str(pdf)],
+                                 capture_output=True, text=True, check=True).stdout
+        if not [line for line in listing.splitlines()[2:] if line.strip()]:
+            blank.append(number)
+    return blank
 
 
-def test_no_page_is_blank(pdfs):
+def test_no_page_is_blank(pdfs, texts):
     """A code cell taller than a page breaks across pages (print.js, coursePrintTallBlocks); kept whole, it left
     the page before it half empty and printed a page with only its empty frame (the regression chapter)."""
     for edition, (pdf, stats) in pdfs.items():
         assert stats["tallBlocks"] >= 1, f"{edition}: no block taller than a page (the regression chapter has one)"
-        assert _blank_pages(pdf) == [], f"{edition}: blank pages {_blank_pages(pdf)}"
+        blank = _blank_pages(pdf, texts[edition])
+        assert blank == [], f"{edition}: blank pages {blank}"
 
 
 def test_pages_rendered_for_a_look(public_pdf):
@@ -210,9 +226,9 @@ def test_pages_rendered_for_a_look(public_pdf):
     assert len(list(ARTIFACTS.glob("public-*.png"))) == len(sample)
 
 
-def test_instructor_edition_has_the_solutions(pdfs, public_text):
+def test_instructor_edition_has_the_solutions(pdfs, texts, public_text):
     pdf, stats = pdfs["instructor"]
-    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    text = texts["instructor"]
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
     assert "教师版" in info and stats["quizzes"] == len(load_quizzes()["quizzes"])
     marker = "以下解答只出现在教师版中"
