@@ -1,15 +1,19 @@
 """Load benchmark (not a test): grade N synthetic submissions with plain ``nbgrader autograde`` (serial)
-and with ``autograder grade`` on 1 worker and on all cores (warm sandboxes, JOBS extra workers behind the
+and with ``autograder grade`` on 1 worker and on all cores (warm sandboxes, 2 x JOBS extra workers behind the
 CPU-bound admission), the same with no extra workers (``AUTOGRADER_EXTRA_WORKERS=0``, one process per core),
 and on all cores with ``AUTOGRADER_SANDBOX=cold`` (a new sandbox per submission); print submissions per
 minute, the ratios, peak memory, ``uptime`` and where the time goes: per submission inside a worker
 (sandbox start + cells, of which the student's own cells by wall clock and by CPU time; calls + checks;
-admission), in the command process (phases from run.json) and, one at a time, by kind of submission.
+admission), in the command process (phases from run.json), when each submission ran and how many cores were busy
+each second of the run (run.json's timeline and /proc/stat sampled every 0.1 s: the tail after the last start,
+the time only waiting notebooks were in flight) and, one at a time, by kind of submission.
 
-Usage: ``.venv/bin/python bench/bench_scale.py [--n 30 100] [--seed 0] [--keep DIR] [--quick] [--peer BIN]``;
+Usage: ``.venv/bin/python bench/bench_scale.py [--n 30 100] [--seed 0] [--keep DIR] [--quick] [--peer BIN]
+[--extra K ...]``;
 ``--quick`` leaves out the rows without extra workers and with cold sandboxes; ``--peer BIN`` also measures
 another checkout's ``autograder`` executable (e.g. main's, for a before/after) on 1 and all cores, in the same
-run and on the same submissions.  With ``--ab K`` only the instructor solution of each assignment, graded in
+run and on the same submissions; ``--extra K`` also measures K extra workers per slot (e.g. 1: the
+default before 2 per slot).  With ``--ab K`` only the instructor solution of each assignment, graded in
 this process alternately with warm and cold sandboxes, K times each (medians).
 
 The submissions are a seeded mixture over the five assignments, built from the test corpus
@@ -118,6 +122,26 @@ def machine_cpu() -> float:
 
 
 CPU: dict[int, float] = {}  # id of a run's result -> machine CPU seconds during it (see machine_cpu)
+TRACE: dict[int, list[tuple[float, float]]] = {}  # id of a run's result -> (seconds since its start, machine CPU)
+
+
+class CpuTrace:
+    """Machine CPU seconds (:func:`machine_cpu`) every 0.1 s from now on: how many cores were busy when."""
+
+    def __init__(self) -> None:
+        self.t0, self.points, self._stop = time.monotonic(), [(0.0, machine_cpu())], threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.1):
+            self.points.append((time.monotonic() - self.t0, machine_cpu()))
+
+    def stop(self) -> list[tuple[float, float]]:
+        self._stop.set()
+        self._t.join()
+        self.points.append((time.monotonic() - self.t0, machine_cpu()))
+        return self.points
 
 
 def timed(cmd: list[str], cwd: Path | None = None, ok=(0,), env: dict[str, str] | None = None) -> tuple[float, int, str]:
@@ -154,7 +178,7 @@ def plain_nbgrader(subs: Path, root: Path) -> tuple[float, int]:
 
 def ours(subs: Path, out: Path, jobs: int, *, cold: bool = False, extra: int | None = None,
          exe: Path = BIN / "autograder") -> tuple[float, int, dict]:
-    """``autograder grade --jobs JOBS``; ``extra``: ``AUTOGRADER_EXTRA_WORKERS`` (None: the default, JOBS).
+    """``autograder grade --jobs JOBS``; ``extra``: ``AUTOGRADER_EXTRA_WORKERS`` (None: the default, 2 x JOBS).
 
     The assignments are generated into the output folder first (untimed)."""
     empty = out.parent / "empty"
@@ -163,10 +187,10 @@ def ours(subs: Path, out: Path, jobs: int, *, cold: bool = False, extra: int | N
     env = {"AUTOGRADER_SANDBOX": "cold"} if cold else {}
     if extra is not None:
         env["AUTOGRADER_EXTRA_WORKERS"] = str(extra)
-    c0 = machine_cpu()
+    c0, trace = machine_cpu(), CpuTrace()
     s, peak, _ = timed([str(exe), "grade", str(subs), "--out", str(out), "--jobs", str(jobs), "--quiet"], env=env)
     stats = json.loads((out / "run.json").read_text(encoding="utf-8"))
-    CPU[id(stats)] = machine_cpu() - c0
+    CPU[id(stats)], TRACE[id(stats)] = machine_cpu() - c0, trace.stop()
     return s, peak, stats
 
 
@@ -242,7 +266,50 @@ def _phases(label: str, t: float, stats: dict) -> str:
             f"{ph['summary_written'] - ph['loop_end']:.2f} s")
 
 
-def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: Path | None = None) -> None:
+WAITS = 0.5  # a submission whose student cells took this much more wall clock than CPU time "waits" (sleeps)
+
+
+def _tail(label: str, t: float, stats: dict, cores: int) -> str:
+    """Where the grading part of a run went, from run.json's timeline (when each submission ran in a worker) and
+    the machine's CPU sampled during the run: the last start, the time only waiting notebooks were in flight,
+    and how many cores were busy, per second of the run."""
+    rows = stats.get("timeline")
+    if not rows:
+        return f"  {label}: no timeline recorded"
+    waits = [r for r in rows if r[3] - r[4] > WAITS]
+    first, last_start, end = min(r[1] for r in rows), max(r[1] for r in rows), max(r[2] for r in rows)
+    # sweep: seconds during which only waiting submissions ran, and fewer computing ones than cores
+    events = sorted([(r[1], 1, r in waits) for r in rows] + [(r[2], -1, r in waits) for r in rows])
+    only_waiting = fewer = 0.0
+    computing = waiting = 0
+    prev = first
+    for at, step, is_wait in events:
+        if computing == 0 and waiting:
+            only_waiting += at - prev
+        if computing < cores:
+            fewer += at - prev
+        prev = at
+        if is_wait:
+            waiting += step
+        else:
+            computing += step
+    tail_waits = [r for r in waits if r[2] > last_start]
+    trace = TRACE.get(id(stats), [])
+    per_second = []
+    for k in range(int(trace[-1][0]) + 1 if trace else 0):
+        inside = [(a, c) for a, c in trace if k <= a <= k + 1]
+        if len(inside) >= 2:
+            per_second.append((inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0]))
+    busy = " ".join(f"{b:.1f}" for b in per_second)
+    return (f"  {label}: submissions graded from {first:.2f} s to {end:.2f} s after the command's start, the last one "
+            f"started at {last_start:.2f} s ({end - last_start:.2f} s before the end; {len(tail_waits)} of the "
+            f"{len(waits)} notebooks that wait (student cells' wall - CPU > {WAITS} s) still running then); only "
+            f"waiting notebooks in flight for {only_waiting:.2f} s, fewer computing submissions than cores for "
+            f"{fewer:.2f} s of {end - first:.2f} s; cores busy (machine) per second of the run: {busy}")
+
+
+def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: Path | None = None,
+          extra: list[int] | None = None) -> None:
     """One size: every row measured here, in this order, on the same submissions."""
     subs = work / "submissions"
     counts, kinds = synthesize(subs, n, seed)
@@ -259,6 +326,9 @@ def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: 
     for jobs in sorted({1, cores}) if peer else []:  # another checkout (main: before this branch), same submissions
         peers[jobs] = ours(subs, work / f"peer-{jobs}", jobs, exe=peer)
         rows.append((f"  peer {peer.parents[2].name} --jobs {jobs}", *peers[jobs]))
+    for k in extra or []:  # other counts of extra workers: k per slot
+        for jobs in sorted({1, cores}):
+            rows.append((f"  same, {k} extra per slot, --jobs {jobs}", *ours(subs, work / f"ours-{jobs}-x{k}", jobs, extra=k * jobs)))
     plain, cold = {}, None
     for jobs in sorted({1, cores}) if not quick else []:  # one process per core, as before the admission
         plain[jobs] = ours(subs, work / f"ours-{jobs}-plain", jobs, extra=0)
@@ -288,6 +358,9 @@ def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: 
     print("where each run's wall time went (command process):")
     for label, t, _, stats in rows[1:]:
         print(_phases(label.strip(), t, stats))
+    print("the grading itself (run.json timeline: when each submission ran in a worker):")
+    for label, t, _, stats in rows[1:]:
+        print(_tail(label.strip(), t, stats, cores))
     by_kind = profile(kinds)
     print("each submission again, one at a time in this process, warm sandbox (mean seconds):")
     for kind, xs in sorted(by_kind.items()):
@@ -357,6 +430,7 @@ def main() -> None:
     ap.add_argument("--keep", help="keep the work directory here")
     ap.add_argument("--quick", action="store_true", help="leave out the rows without extra workers and with cold sandboxes")
     ap.add_argument("--peer", type=Path, help="another checkout's autograder executable, measured too (before/after)")
+    ap.add_argument("--extra", type=int, nargs="*", default=[], help="also measure K extra workers per slot (each K)")
     args = ap.parse_args()
     if args.ab:
         warm_cold(args.ab)
@@ -365,7 +439,7 @@ def main() -> None:
     work = Path(args.keep or tempfile.mkdtemp(prefix="bench-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     for n in args.n:
-        bench(n, args.seed, work / f"n{n}", cores, args.quick, args.peer)
+        bench(n, args.seed, work / f"n{n}", cores, args.quick, args.peer, args.extra)
         print(flush=True)
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
