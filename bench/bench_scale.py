@@ -27,6 +27,7 @@ the bubblewrap sandbox on.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import random
@@ -122,6 +123,7 @@ def machine_cpu() -> float:
 
 
 CPU: dict[int, float] = {}  # id of a run's result -> machine CPU seconds during it (see machine_cpu)
+GRADES: dict[int, list[tuple[str, str, str]]] = {}  # id of a run's result -> its grades.csv (student, assignment, score)
 TRACE: dict[int, list[tuple[float, float]]] = {}  # id of a run's result -> (seconds since its start, machine CPU)
 
 
@@ -191,6 +193,8 @@ def ours(subs: Path, out: Path, jobs: int, *, cold: bool = False, extra: int | N
     s, peak, _ = timed([str(exe), "grade", str(subs), "--out", str(out), "--jobs", str(jobs), "--quiet"], env=env)
     stats = json.loads((out / "run.json").read_text(encoding="utf-8"))
     CPU[id(stats)], TRACE[id(stats)] = machine_cpu() - c0, trace.stop()
+    with (out / "grades.csv").open(encoding="utf-8") as f:
+        GRADES[id(stats)] = sorted((r["student_id"], r["assignment"], r["score"]) for r in csv.DictReader(f))
     return s, peak, stats
 
 
@@ -266,6 +270,26 @@ def _phases(label: str, t: float, stats: dict) -> str:
             f"{ph['summary_written'] - ph['loop_end']:.2f} s")
 
 
+def _start_order(kinds: dict[Path, str], cores: int) -> str:
+    """Which group of submissions ``autograder grade --jobs CORES`` starts first (autograder.batch.order), and where
+    the notebooks that sleep are in that order."""
+    from autograder.batch import order
+
+    estimates = {name: order.estimate(a) for name, a in A.items()}
+    items = sorted((p.parts[-3], p.parts[-2], kind) for p, kind in kinds.items())
+    seq = order.start_order(items, lambda i: i[1], estimates, cores)
+    groups = []
+    for item in seq:
+        runs = estimates[item[1]].runs
+        if not groups or groups[-1][0] != runs:
+            groups.append((runs, set()))
+        groups[-1][1].add(item[1].split("_")[0])
+    slow = [k + 1 for k, item in enumerate(seq) if item[2] == "slow"]
+    return (f"start order on {cores} slots: " + ", then ".join(f"{'/'.join(sorted(names))} ({runs} run{'s' * (runs > 1)} "
+                                                               f"each)" for runs, names in groups)
+            + f"; the notebooks that sleep 2 s start {', '.join(map(str, slow)) or '-'} of {len(seq)}")
+
+
 WAITS = 0.5  # a submission whose student cells took this much more wall clock than CPU time "waits" (sleeps)
 
 
@@ -315,6 +339,7 @@ def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: 
     counts, kinds = synthesize(subs, n, seed)
     print(f"{n} submissions (seed {seed}): " + ", ".join(f"{k} {v}" for k, v in counts.items())
           + f"; {cores} cores; isolation on (bubblewrap); {_bytecode()}; {_uptime()}")
+    print(_start_order(kinds, cores))
     rows = []
     t_nb, m_nb, cpu_nb = plain_nbgrader(subs, work / "nbgrader")
     rows.append(("nbgrader autograde, serial", t_nb, m_nb, None))
@@ -343,6 +368,10 @@ def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: 
         cpu = cpu_nb if stats is None else CPU[id(stats)]
         print(f"{label:40s} {procs:>8s} {t:8.1f} {60 * n / t:9.1f} {t_nb / t:11.2f}x {m / 2**20:13.0f} {cpu:14.1f} "
               f"{cpu / t:11.2f}")
+    grades = {label.strip(): GRADES[id(stats)] for label, _, _, stats in rows[1:]}
+    differ = [label for label, g in grades.items() if g != grades[rows[1][0]]]
+    print(f"grades.csv of every row the same as --jobs 1's ({len(grades[rows[1][0]])} grades): "
+          + ("yes" if not differ else f"NO, different in: {', '.join(differ)}"))
     c1, c2 = CPU[id(runs[1][2])], CPU[id(runs[cores][2])]
     print(f"1 -> {cores} workers and the CPU (machine-wide /proc/stat; valid on an otherwise idle machine): the one-slot "
           f"run used {c1:.1f} s of CPU in {runs[1][0]:.1f} s ({c1 / runs[1][0]:.2f} of {cores} cores busy on average), the "
