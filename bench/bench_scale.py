@@ -1,5 +1,5 @@
 """Load benchmark (not a test): grade N synthetic submissions with plain ``nbgrader autograde`` (serial)
-and with ``autograder grade`` on 1 worker and on all cores (warm sandboxes, 2 x JOBS extra workers behind the
+and with ``autograder grade`` on 1 worker and on all cores (warm sandboxes, JOBS extra workers behind the
 CPU-bound admission), the same with no extra workers (``AUTOGRADER_EXTRA_WORKERS=0``, one process per core),
 and on all cores with ``AUTOGRADER_SANDBOX=cold`` (a new sandbox per submission); print submissions per
 minute, the ratios, peak memory, ``uptime`` and where the time goes: per submission inside a worker
@@ -12,9 +12,9 @@ Usage: ``.venv/bin/python bench/bench_scale.py [--n 30 100] [--seed 0] [--keep D
 [--extra K ...]``;
 ``--quick`` leaves out the rows without extra workers and with cold sandboxes; ``--peer BIN`` also measures
 another checkout's ``autograder`` executable (e.g. main's, for a before/after) on 1 and all cores, in the same
-run and on the same submissions; ``--extra K`` also measures K extra workers per slot (e.g. 1: the
-default before 2 per slot).  With ``--ab K`` only the instructor solution of each assignment, graded in
-this process alternately with warm and cold sandboxes, K times each (medians).
+run and on the same submissions; ``--extra K`` also measures K extra workers per slot (the default is 1).
+With ``--ab K`` only the instructor solution of each assignment, graded in this process alternately with warm and
+cold sandboxes, K times each (medians).
 
 The submissions are a seeded mixture over the five assignments, built from the test corpus
 (``tests/autograder/make_corpus.py``): correct (instructor solution), wrong (realistic bugs), slow (a
@@ -180,7 +180,7 @@ def plain_nbgrader(subs: Path, root: Path) -> tuple[float, int]:
 
 def ours(subs: Path, out: Path, jobs: int, *, cold: bool = False, extra: int | None = None,
          exe: Path = BIN / "autograder") -> tuple[float, int, dict]:
-    """``autograder grade --jobs JOBS``; ``extra``: ``AUTOGRADER_EXTRA_WORKERS`` (None: the default, 2 x JOBS).
+    """``autograder grade --jobs JOBS``; ``extra``: ``AUTOGRADER_EXTRA_WORKERS`` (None: the default, JOBS).
 
     The assignments are generated into the output folder first (untimed)."""
     empty = out.parent / "empty"

@@ -82,12 +82,11 @@ ENV_EXTRA = "AUTOGRADER_EXTRA_WORKERS"  # extra worker processes of a local pool
 def local_extra(workers: int) -> int:
     """Extra worker processes of the grading command's local pool: ``AUTOGRADER_EXTRA_WORKERS`` if set (0:
     exactly one process per job slot, as before admission; at most ``(MAX_FACTOR - 1) x workers``), else
-    that many: a run that waits holds its worker process, and with the cheap submissions started first
-    (:mod:`.order`) several waiting runs can be in flight at once; an extra worker costs its start (a fork,
-    ~10 ms) and, once admitted, a zygote (~65 MiB with its worker), and is admitted only while CPU is unused."""
+    ``workers`` (each extra worker costs its start and, once admitted, a zygote; two per slot were measured
+    no faster: docs/scaling.md, "Start order")."""
     raw = os.environ.get(ENV_EXTRA, "").strip()
     if not raw:
-        return (admission.MAX_FACTOR - 1) * max(1, workers)
+        return max(1, workers)
     if not raw.isdigit():
         raise ValueError(f"{ENV_EXTRA}={raw!r} 不是非负整数")
     return int(raw)
