@@ -4,13 +4,17 @@ CPU-bound admission), the same with no extra workers (``AUTOGRADER_EXTRA_WORKERS
 and on all cores with ``AUTOGRADER_SANDBOX=cold`` (a new sandbox per submission); print submissions per
 minute, the ratios, peak memory, ``uptime`` and where the time goes: per submission inside a worker
 (sandbox start + cells, of which the student's own cells by wall clock and by CPU time; calls + checks;
-admission), in the command process (phases from run.json) and, one at a time, by kind of submission.
+admission), in the command process (phases from run.json), when each submission ran and how many cores were busy
+each second of the run (run.json's timeline and /proc/stat sampled every 0.1 s: the tail after the last start,
+the time only waiting notebooks were in flight) and, one at a time, by kind of submission.
 
-Usage: ``.venv/bin/python bench/bench_scale.py [--n 30 100] [--seed 0] [--keep DIR] [--quick] [--peer BIN]``;
+Usage: ``.venv/bin/python bench/bench_scale.py [--n 30 100] [--seed 0] [--keep DIR] [--quick] [--peer BIN]
+[--extra K ...]``;
 ``--quick`` leaves out the rows without extra workers and with cold sandboxes; ``--peer BIN`` also measures
 another checkout's ``autograder`` executable (e.g. main's, for a before/after) on 1 and all cores, in the same
-run and on the same submissions.  With ``--ab K`` only the instructor solution of each assignment, graded in
-this process alternately with warm and cold sandboxes, K times each (medians).
+run and on the same submissions; ``--extra K`` also measures K extra workers per slot (the default is 1).
+With ``--ab K`` only the instructor solution of each assignment, graded in this process alternately with warm and
+cold sandboxes, K times each (medians).
 
 The submissions are a seeded mixture over the five assignments, built from the test corpus
 (``tests/autograder/make_corpus.py``): correct (instructor solution), wrong (realistic bugs), slow (a
@@ -23,6 +27,7 @@ the bubblewrap sandbox on.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import random
@@ -118,6 +123,27 @@ def machine_cpu() -> float:
 
 
 CPU: dict[int, float] = {}  # id of a run's result -> machine CPU seconds during it (see machine_cpu)
+GRADES: dict[int, list[tuple[str, str, str]]] = {}  # id of a run's result -> its grades.csv (student, assignment, score)
+TRACE: dict[int, list[tuple[float, float]]] = {}  # id of a run's result -> (seconds since its start, machine CPU)
+
+
+class CpuTrace:
+    """Machine CPU seconds (:func:`machine_cpu`) every 0.1 s from now on: how many cores were busy when."""
+
+    def __init__(self) -> None:
+        self.t0, self.points, self._stop = time.monotonic(), [(0.0, machine_cpu())], threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.1):
+            self.points.append((time.monotonic() - self.t0, machine_cpu()))
+
+    def stop(self) -> list[tuple[float, float]]:
+        self._stop.set()
+        self._t.join()
+        self.points.append((time.monotonic() - self.t0, machine_cpu()))
+        return self.points
 
 
 def timed(cmd: list[str], cwd: Path | None = None, ok=(0,), env: dict[str, str] | None = None) -> tuple[float, int, str]:
@@ -163,10 +189,12 @@ def ours(subs: Path, out: Path, jobs: int, *, cold: bool = False, extra: int | N
     env = {"AUTOGRADER_SANDBOX": "cold"} if cold else {}
     if extra is not None:
         env["AUTOGRADER_EXTRA_WORKERS"] = str(extra)
-    c0 = machine_cpu()
+    c0, trace = machine_cpu(), CpuTrace()
     s, peak, _ = timed([str(exe), "grade", str(subs), "--out", str(out), "--jobs", str(jobs), "--quiet"], env=env)
     stats = json.loads((out / "run.json").read_text(encoding="utf-8"))
-    CPU[id(stats)] = machine_cpu() - c0
+    CPU[id(stats)], TRACE[id(stats)] = machine_cpu() - c0, trace.stop()
+    with (out / "grades.csv").open(encoding="utf-8") as f:
+        GRADES[id(stats)] = sorted((r["student_id"], r["assignment"], r["score"]) for r in csv.DictReader(f))
     return s, peak, stats
 
 
@@ -242,12 +270,76 @@ def _phases(label: str, t: float, stats: dict) -> str:
             f"{ph['summary_written'] - ph['loop_end']:.2f} s")
 
 
-def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: Path | None = None) -> None:
+def _start_order(kinds: dict[Path, str], cores: int) -> str:
+    """Which group of submissions ``autograder grade --jobs CORES`` starts first (autograder.batch.order), and where
+    the notebooks that sleep are in that order."""
+    from autograder.batch import order
+
+    estimates = {name: order.estimate(a) for name, a in A.items()}
+    items = sorted((p.parts[-3], p.parts[-2], kind) for p, kind in kinds.items())
+    seq = order.start_order(items, lambda i: i[1], estimates, cores)
+    groups = []
+    for item in seq:
+        runs = estimates[item[1]].runs
+        if not groups or groups[-1][0] != runs:
+            groups.append((runs, set()))
+        groups[-1][1].add(item[1].split("_")[0])
+    slow = [k + 1 for k, item in enumerate(seq) if item[2] == "slow"]
+    return (f"start order on {cores} slots: " + ", then ".join(f"{'/'.join(sorted(names))} ({runs} run{'s' * (runs > 1)} "
+                                                               f"each)" for runs, names in groups)
+            + f"; the notebooks that sleep 2 s start {', '.join(map(str, slow)) or '-'} of {len(seq)}")
+
+
+WAITS = 0.5  # a submission whose student cells took this much more wall clock than CPU time "waits" (sleeps)
+
+
+def _tail(label: str, t: float, stats: dict, cores: int) -> str:
+    """Where the grading part of a run went, from run.json's timeline (when each submission ran in a worker) and
+    the machine's CPU sampled during the run: the last start, the time only waiting notebooks were in flight,
+    and how many cores were busy, per second of the run."""
+    rows = stats.get("timeline")
+    if not rows:
+        return f"  {label}: no timeline recorded"
+    waits = [r for r in rows if r[3] - r[4] > WAITS]
+    first, last_start, end = min(r[1] for r in rows), max(r[1] for r in rows), max(r[2] for r in rows)
+    # sweep: seconds during which only waiting submissions ran, and fewer computing ones than cores
+    events = sorted([(r[1], 1, r in waits) for r in rows] + [(r[2], -1, r in waits) for r in rows])
+    only_waiting = fewer = 0.0
+    computing = waiting = 0
+    prev = first
+    for at, step, is_wait in events:
+        if computing == 0 and waiting:
+            only_waiting += at - prev
+        if computing < cores:
+            fewer += at - prev
+        prev = at
+        if is_wait:
+            waiting += step
+        else:
+            computing += step
+    tail_waits = [r for r in waits if r[2] > last_start]
+    trace = TRACE.get(id(stats), [])
+    per_second = []
+    for k in range(int(trace[-1][0]) + 1 if trace else 0):
+        inside = [(a, c) for a, c in trace if k <= a <= k + 1]
+        if len(inside) >= 2:
+            per_second.append((inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0]))
+    busy = " ".join(f"{b:.1f}" for b in per_second)
+    return (f"  {label}: submissions graded from {first:.2f} s to {end:.2f} s after the command's start, the last one "
+            f"started at {last_start:.2f} s ({end - last_start:.2f} s before the end; {len(tail_waits)} of the "
+            f"{len(waits)} notebooks that wait (student cells' wall - CPU > {WAITS} s) still running then); only "
+            f"waiting notebooks in flight for {only_waiting:.2f} s, fewer computing submissions than cores for "
+            f"{fewer:.2f} s of {end - first:.2f} s; cores busy (machine) per second of the run: {busy}")
+
+
+def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: Path | None = None,
+          extra: list[int] | None = None) -> None:
     """One size: every row measured here, in this order, on the same submissions."""
     subs = work / "submissions"
     counts, kinds = synthesize(subs, n, seed)
     print(f"{n} submissions (seed {seed}): " + ", ".join(f"{k} {v}" for k, v in counts.items())
           + f"; {cores} cores; isolation on (bubblewrap); {_bytecode()}; {_uptime()}")
+    print(_start_order(kinds, cores))
     rows = []
     t_nb, m_nb, cpu_nb = plain_nbgrader(subs, work / "nbgrader")
     rows.append(("nbgrader autograde, serial", t_nb, m_nb, None))
@@ -259,6 +351,9 @@ def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: 
     for jobs in sorted({1, cores}) if peer else []:  # another checkout (main: before this branch), same submissions
         peers[jobs] = ours(subs, work / f"peer-{jobs}", jobs, exe=peer)
         rows.append((f"  peer {peer.parents[2].name} --jobs {jobs}", *peers[jobs]))
+    for k in extra or []:  # other counts of extra workers: k per slot
+        for jobs in sorted({1, cores}):
+            rows.append((f"  same, {k} extra per slot, --jobs {jobs}", *ours(subs, work / f"ours-{jobs}-x{k}", jobs, extra=k * jobs)))
     plain, cold = {}, None
     for jobs in sorted({1, cores}) if not quick else []:  # one process per core, as before the admission
         plain[jobs] = ours(subs, work / f"ours-{jobs}-plain", jobs, extra=0)
@@ -273,6 +368,10 @@ def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: 
         cpu = cpu_nb if stats is None else CPU[id(stats)]
         print(f"{label:40s} {procs:>8s} {t:8.1f} {60 * n / t:9.1f} {t_nb / t:11.2f}x {m / 2**20:13.0f} {cpu:14.1f} "
               f"{cpu / t:11.2f}")
+    grades = {label.strip(): GRADES[id(stats)] for label, _, _, stats in rows[1:]}
+    differ = [label for label, g in grades.items() if g != grades[rows[1][0]]]
+    print(f"grades.csv of every row the same as --jobs 1's ({len(grades[rows[1][0]])} grades): "
+          + ("yes" if not differ else f"NO, different in: {', '.join(differ)}"))
     c1, c2 = CPU[id(runs[1][2])], CPU[id(runs[cores][2])]
     print(f"1 -> {cores} workers and the CPU (machine-wide /proc/stat; valid on an otherwise idle machine): the one-slot "
           f"run used {c1:.1f} s of CPU in {runs[1][0]:.1f} s ({c1 / runs[1][0]:.2f} of {cores} cores busy on average), the "
@@ -288,6 +387,9 @@ def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: 
     print("where each run's wall time went (command process):")
     for label, t, _, stats in rows[1:]:
         print(_phases(label.strip(), t, stats))
+    print("the grading itself (run.json timeline: when each submission ran in a worker):")
+    for label, t, _, stats in rows[1:]:
+        print(_tail(label.strip(), t, stats, cores))
     by_kind = profile(kinds)
     print("each submission again, one at a time in this process, warm sandbox (mean seconds):")
     for kind, xs in sorted(by_kind.items()):
@@ -357,6 +459,7 @@ def main() -> None:
     ap.add_argument("--keep", help="keep the work directory here")
     ap.add_argument("--quick", action="store_true", help="leave out the rows without extra workers and with cold sandboxes")
     ap.add_argument("--peer", type=Path, help="another checkout's autograder executable, measured too (before/after)")
+    ap.add_argument("--extra", type=int, nargs="*", default=[], help="also measure K extra workers per slot (each K)")
     args = ap.parse_args()
     if args.ab:
         warm_cold(args.ab)
@@ -365,7 +468,7 @@ def main() -> None:
     work = Path(args.keep or tempfile.mkdtemp(prefix="bench-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     for n in args.n:
-        bench(n, args.seed, work / f"n{n}", cores, args.quick, args.peer)
+        bench(n, args.seed, work / f"n{n}", cores, args.quick, args.peer, args.extra)
         print(flush=True)
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)

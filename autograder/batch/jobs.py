@@ -198,7 +198,9 @@ def grade_job(data: dict) -> dict:
                        "calls_and_checks": round(max(total - start, 0.0), 4), "grade": round(total, 4),
                        # of process_start_and_cells: the student's cells, start to end (wall) and their CPU time
                        "student_cells_wall": round(cells[0], 4), "student_cells_cpu": round(cells[1], 4)},
-            "worker": f"{socket.gethostname()}:{os.getpid()}"}
+            "worker": f"{socket.gethostname()}:{os.getpid()}",
+            # when the job ran on this machine's monotonic clock (the command's clock too, for a local worker)
+            "span": [round(t_begin, 4), round(time.monotonic(), 4)]}
 
 
 def _io_reason(exc: OSError, where: str | None) -> str:

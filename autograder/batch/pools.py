@@ -82,7 +82,8 @@ ENV_EXTRA = "AUTOGRADER_EXTRA_WORKERS"  # extra worker processes of a local pool
 def local_extra(workers: int) -> int:
     """Extra worker processes of the grading command's local pool: ``AUTOGRADER_EXTRA_WORKERS`` if set (0:
     exactly one process per job slot, as before admission; at most ``(MAX_FACTOR - 1) x workers``), else
-    ``workers`` (each extra worker costs its start and, once admitted, a zygote)."""
+    ``workers`` (each extra worker costs its start and, once admitted, a zygote; two per slot were measured
+    no faster: docs/scaling.md, "Start order")."""
     raw = os.environ.get(ENV_EXTRA, "").strip()
     if not raw:
         return max(1, workers)

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..batch import order
 from ..batch.collect import Collection, Submission, collect, shown
 from ..batch.jobs import STALE_MARGIN, Job, make_job, sweep_scratch
 from ..batch.lms import parse_time
@@ -70,8 +71,8 @@ def _deadlines(values: list[str] | None, names) -> dict[str, datetime]:
 def grade(args: argparse.Namespace) -> int:
     """``autograder grade``: see ``autograder grade --help`` and docs/scaling.md.
 
-    Order matters for speed: the local workers get a head start on the first submissions (in cost
-    order) while this process imports nbgrader and SQLAlchemy (~1.5 s) and opens the gradebook; a
+    Order matters for speed: the local workers get a head start on the first submissions (in the order of
+    :func:`autograder.batch.order.start_order`) while this process imports nbgrader and SQLAlchemy (~1.5 s) and opens the gradebook; a
     head-start result is kept only if the gradebook's ledger then says the submission is pending.
 
     Exit status: 0 all graded; 1 some submissions could not be graded (infrastructure; rerun); 2 grading
@@ -115,7 +116,7 @@ def _grade_locked(args, t_start, grading: Grading, out, subs_root, assignments, 
     if stale:
         log(f"已删除 {len(stale)} 个中断的评分留下的临时目录")
 
-    # 1. find submissions and their fingerprints, most expensive first
+    # 1. find submissions and their fingerprints; the order in which they start: batch.order
     try:
         collection = collect(subs_root, all_assignments(), out / ".collected", selected=set(assignments),
                              regexp=args.collect_regexp, due=due)
@@ -129,7 +130,6 @@ def _grade_locked(args, t_start, grading: Grading, out, subs_root, assignments, 
     version = grader_version()
     entries = [(s, sources[s.assignment], _fingerprint(sources[s.assignment], s.notebook, version, s.notes))
                for s in subs]
-    entries.sort(key=lambda e: -_cost(assignments[e[0].assignment]))
     scratch = args.scratch
 
     def job_of(entry) -> Job:
@@ -138,6 +138,8 @@ def _grade_locked(args, t_start, grading: Grading, out, subs_root, assignments, 
                         sandbox=sandbox, limits=limits, scratch=scratch)
 
     pool = grading.pool(log)
+    estimates = {name: order.estimate(a) for name, a in assignments.items()}
+    entries = order.start_order(entries, lambda e: e[0].assignment, estimates, pool.workers)
     if not args.scheduler:
         pool.head_start(job_of(e) for e in entries)
     jobs_started = time.monotonic() - t_start  # the first jobs are in the workers' hands (run.json "phases")
@@ -183,11 +185,6 @@ def _recording_modules():
     return ledger
 
 
-def _cost(a) -> int:
-    """Rough relative cost of grading one submission (assignment 5 starts a sandbox per planted bug)."""
-    return sum(20 if c.kind == "mutant" else 1 for c in a.cases)
-
-
 def _received(job: Job, payload: dict) -> SubmissionResult:
     """The worker's result, checked to be of this job's student, assignment and fingerprint."""
     result = SubmissionResult.from_json(payload["result"])
@@ -228,6 +225,9 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
     wanted_keys = {(e[0].student, e[0].assignment, e[2]) for e in pending}
     by_key = {(s.student, s.assignment): s for s in subs}
     first = last = None  # when the first and the last result arrived (seconds since start)
+    # each graded submission's [name, start, end, the student's cells wall and CPU seconds, admitted beyond the
+    # cores] (seconds since start; local workers share this process's monotonic clock): run.json "timeline"
+    timeline: list[list] | None = None if args.scheduler else []
     for job, payload, error in pool.run(jobs_iter, wanted=wanted_keys):
         last = time.monotonic() - t_start
         first = last if first is None else first
@@ -260,6 +260,12 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
         totals["db"] += time.monotonic() - td
         for k, v in payload.get("timing", {}).items():
             totals[k] = totals.get(k, 0.0) + v
+        span = payload.get("span")
+        if timeline is not None and isinstance(span, list) and len(span) == 2:
+            timing = payload.get("timing", {})
+            timeline.append([name, round(span[0] - t_start, 3), round(span[1] - t_start, 3),
+                             timing.get("student_cells_wall", 0.0), timing.get("student_cells_cpu", 0.0),
+                             timing.get("admitted_extra", 0)])
         tw = time.monotonic()
         outputs.write_result(result, title=a.title, notebook=a.notebook, policy=policy)
         totals["files"] = totals.get("files", 0.0) + time.monotonic() - tw
@@ -286,6 +292,8 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
              "phases": {k: None if v is None else round(v, 3) for k, v in phases.items()},
              "per_submission_seconds": {k: round(v / graded, 4) for k, v in totals.items()} if graded else {},
              "submissions_per_minute": round(60.0 * graded / wall, 2) if wall > 0 and graded else 0.0}
+    if timeline is not None:
+        stats["timeline"] = timeline
     outputs.write_run(stats)
     if graded:
         ps = stats["per_submission_seconds"]
