@@ -16,9 +16,9 @@ from ..batch.collect import Collection, Submission, collect, shown
 from ..batch.jobs import STALE_MARGIN, Job, make_job, sweep_scratch
 from ..batch.lms import parse_time
 from ..batch.progress import Progress
+from ..batch.received import received, unusable
 from ..batch.version import fingerprint, grader_version
 from ..check import all_assignments
-from ..check.grade import unjudged
 from ..model import SubmissionResult
 from ..sandbox import enforcement
 from ..store.urls import database_url
@@ -185,14 +185,6 @@ def _recording_modules():
     return ledger
 
 
-def _received(job: Job, payload: dict) -> SubmissionResult:
-    """The worker's result, checked to be of this job's student, assignment and fingerprint."""
-    result = SubmissionResult.from_json(payload["result"])
-    if (result.student, result.assignment, result.fingerprint) != job.key:
-        raise ValueError("结果与评分任务不符")
-    return result
-
-
 def _grade_pending(args, store, assignments, collection: Collection, subs: list[Submission], entries, job_of, pool,
                    outputs: OutputFolder, log, t_start, started: dict[str, float] | None = None) -> int:
     from ..store import ledger, report  # already imported by grade() (nbgrader): no cost here
@@ -239,16 +231,14 @@ def _grade_pending(args, store, assignments, collection: Collection, subs: list[
         a = assignments[job.assignment]
         td = time.monotonic()
         try:
-            result = _received(job, payload)
+            result = received(job, payload)
             result.notes += by_key[(result.student, result.assignment)].notes  # what collection found (e.g. the file name)
             store.record(result, a.notebook, report.comment_text(result))
         except ledger.DatabaseUnavailable:
             raise
         except Exception as exc:  # noqa: BLE001 - this submission's outcome, recorded; never the batch's end
-            why = f"评分结果无法读取或写入（{type(exc).__name__}: {str(exc)[:200]}）；请联系教师"
-            log(f"警告：{name}：{why}")
-            result = unjudged(a, job.student, why)
-            result.fingerprint = job.fingerprint
+            result = unusable(job, a, exc)
+            log(f"警告：{name}：{result.notes[0]}")
             try:
                 store.record(result, a.notebook, report.comment_text(result))
             except ledger.DatabaseUnavailable:

@@ -23,39 +23,28 @@ from typing import Callable, Iterator
 
 from ..batch.jobs import Job, make_job
 from ..batch.pools import IDLE
+from ..batch.received import received, unusable
 from ..batch.version import fingerprint
 from ..check import all_assignments
-from ..check.grade import unjudged
-from ..model import Limits, SubmissionResult, clip
+from ..model import Limits, SubmissionResult
 from . import counting
 from .queue import Queue
 
 
-def received(job: Job, payload: dict) -> tuple[SubmissionResult, str]:
-    """The worker's result for ``job`` and the JSON text stored for it; raises if it cannot be read, is not this
-    job's (student, assignment and graded bytes) or could not be stored (a lone surrogate has no UTF-8)."""
-    result = SubmissionResult.from_json(payload["result"])
-    if (result.student, result.assignment, result.fingerprint) != (job.student, job.assignment, job.fingerprint):
-        raise ValueError("结果与评分任务不符")
+def _received(job: Job, payload: dict) -> tuple[SubmissionResult, str]:
+    """The worker's result for ``job`` (:func:`autograder.batch.received.received`) and the JSON text stored for it;
+    raises if the text cannot be stored (a lone surrogate has no UTF-8).
+
+    A result that cannot be used is recorded as that submission's graded outcome
+    (:func:`autograder.batch.received.unusable`), not as a failure of the grading system that keeps a regraded
+    attempt's previous result (:func:`.queue.finish_failed`): the only such results seen came from the student's
+    side (a cell that forged a runner message with a float cell index), and a regrade must not let a notebook that
+    breaks its result keep a grade its corrected tests would take back.  Raised out of the grading loop instead,
+    it gave its claims back without counting the try and claimed the same submission first again, for ever."""
+    result = received(job, payload)
     text = json.dumps(result.to_json(), ensure_ascii=False)
     text.encode("utf-8")
     return result, text
-
-
-def unreadable(job: Job, exc: Exception) -> tuple[SubmissionResult, str]:
-    """The result recorded when the worker's result for ``job`` cannot be used (:func:`received` raised ``exc``):
-    every case 0 and a note saying why (:func:`autograder.check.grade.unjudged`), as ``autograder grade`` records it.
-
-    Not a failure of the grading system that keeps a regraded attempt's previous result
-    (:func:`.queue.finish_failed`): the only such results seen came from the student's side (a cell that forged a
-    runner message with a float cell index), and a regrade must not let a notebook that breaks its result keep
-    a grade its corrected tests would take back.  Raised out of the grading loop instead, it gave its claims back
-    without counting the try and claimed the same submission first again, for ever."""
-    why = f"评分结果无法读取或写入（{type(exc).__name__}: {clip(str(exc), 200)}）；请联系教师"
-    why = why.encode("utf-8", "replace").decode("utf-8")
-    result = unjudged(all_assignments()[job.assignment], job.student, why)
-    result.fingerprint = job.fingerprint
-    return result, json.dumps(result.to_json(), ensure_ascii=False)
 
 
 class Dispatcher:
@@ -190,9 +179,10 @@ class Dispatcher:
             self.log(f"{job.name} ({sid[:6]})：未能评分（{error}）")
             return
         try:
-            result, text = received(job, payload)
-        except Exception as exc:  # noqa: BLE001 - this submission's outcome, never the loop's (see unreadable)
-            result, text = unreadable(job, exc)
+            result, text = _received(job, payload)
+        except Exception as exc:  # noqa: BLE001 - this submission's outcome, never the loop's (see _received)
+            result = unusable(job, all_assignments()[job.assignment], exc)
+            text = json.dumps(result.to_json(), ensure_ascii=False)
             self.log(f"{job.name} ({sid[:6]})：{result.notes[0]}")
         if self.queue.graded(sid, score=result.score, max_score=result.max_score, fingerprint=result.fingerprint,
                              result_json=text, counts=self.courses[job.assignment][2]):
