@@ -115,8 +115,12 @@ def start_local_workers_early() -> None:
     forkserver.ensure_running()
 
 
+_begun_queue = None  # in a local worker: where it says which head-start job it begins (LocalPool._begun_keys)
+
+
 def _worker_init(gate: admission.CpuGate | None, sandbox_checked: bool = False,
-                 environ: dict[str, str] | None = None) -> None:
+                 environ: dict[str, str] | None = None, begun=None) -> None:
+    global _begun_queue
     worker_init()
     if environ is not None:
         os.environ.clear()
@@ -124,6 +128,15 @@ def _worker_init(gate: admission.CpuGate | None, sandbox_checked: bool = False,
     admission.install(gate)
     if sandbox_checked:
         jobs.sandbox_checked_by_run()
+    _begun_queue = begun
+
+
+def _announced(work: Work, data: dict) -> dict:
+    """In a local worker: a head-start job (:meth:`LocalPool.head_start`) says that a worker has begun it (the
+    executor marks as running the jobs merely queued for its workers too), then runs as any other."""
+    if _begun_queue is not None:
+        _begun_queue.put((data["student"], data["assignment"], data["fingerprint"]))
+    return admission.admitted(work, data)
 
 
 class LocalPool:
@@ -159,19 +172,31 @@ class LocalPool:
         # a new gate for every executor: a worker killed during a job never gave its place back
         ctx = local_context() if self.fork_server else multiprocessing.get_context("spawn")
         self.gate = admission.CpuGate(self.workers, ctx=ctx) if self.extra else None
+        self._begun = ctx.SimpleQueue()  # read only for head-start jobs, which are at most 2 x window
         return ProcessPoolExecutor(max_workers=self.workers + self.extra, mp_context=ctx, initializer=_worker_init,
-                                   initargs=(self.gate, self.sandbox_checked, dict(os.environ)))
+                                   initargs=(self.gate, self.sandbox_checked, dict(os.environ), self._begun))
 
-    def _submit(self, pool: ProcessPoolExecutor, job: Job):
+    def _submit(self, pool: ProcessPoolExecutor, job: Job, announce: bool = False):
+        if announce:
+            return pool.submit(_announced, self.work, job.to_json())
         if self.gate is None:
             return pool.submit(self.work, job.to_json())
         return pool.submit(admission.admitted, self.work, job.to_json())
+
+    def _begun_keys(self) -> set[tuple[str, str, str]]:
+        """The head-start jobs a worker has begun so far."""
+        keys = set()
+        while not self._begun.empty():
+            keys.add(tuple(self._begun.get()))
+        return keys
 
     def head_start(self, jobs: Iterable[Job]) -> None:
         """Start the first window of ``jobs`` now, before :meth:`run` knows which jobs are wanted.
 
         :meth:`run` takes over a started job when the same job (:func:`job_key`) comes from its
-        source, and drops (cancels, or ignores the result of) those it is not asked for.
+        source, and drops those it is not asked for: cancelled if no worker has begun them; else never
+        awaited: the workers are ended as soon as only such jobs run in them (at once when the run starts
+        and no wanted job is running yet, else when the run's own jobs are done), not after grading them to the end.
         :meth:`keep_busy` starts more of ``jobs`` as these finish.
         """
         self._executor = self._pool()
@@ -189,7 +214,7 @@ class LocalPool:
             if job is None:
                 return
             try:
-                self._early[job_key(job)] = (self._submit(self._executor, job), job)
+                self._early[job_key(job)] = (self._submit(self._executor, job, announce=True), job)
             except BrokenProcessPool:  # a worker died: run() rebuilds the pool and grades this job from its source
                 self._head = iter(())
                 return
@@ -215,15 +240,8 @@ class LocalPool:
         already handed to the worker processes' queue).
         """
         executor, self._executor, self._early, self._head = getattr(self, "_executor", None), None, {}, iter(())
-        if executor is None:
-            return
-        processes = list(getattr(executor, "_processes", {}).values())
-        executor.shutdown(wait=False, cancel_futures=True)
-        for p in processes:
-            p.terminate()
-        manager = getattr(executor, "_executor_manager_thread", None)
-        if manager is not None:  # it reaps the workers (joining them here too would race with it)
-            manager.join(timeout=10)
+        if executor is not None:
+            _end_now(executor)
 
     def run(self, jobs: Iterable[Job], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
         source = iter(jobs)
@@ -232,8 +250,18 @@ class LocalPool:
         inflight: dict = {}
         pool, early = getattr(self, "_executor", None) or self._pool(), getattr(self, "_early", {})
         self._executor, self._early, self._head = None, {}, iter(())
+        unread = []  # head-start jobs nobody wants that the workers have begun: never awaited (_end_now)
         for key in [k for k in early if wanted is not None and k not in wanted]:
-            early.pop(key)[0].cancel()  # already graded: its result (if it runs anyway) is never read
+            fut = early.pop(key)[0]
+            if not fut.cancel() and not fut.done():  # already handed to a worker: it grades on unless ended
+                unread.append(fut)
+        if unread and not self._wanted_begun(early):
+            # only jobs nobody wants are being graded: end them now rather than grade them to the end (the wanted
+            # ones not begun are graded afresh when the source yields them; finished ones keep their results)
+            for key in [k for k, (fut, _) in early.items() if not fut.done()]:
+                del early[key]
+            _end_now(pool)
+            unread, pool = [], self._pool()
         try:
             while True:
                 submit_broken = idle = False
@@ -293,8 +321,29 @@ class LocalPool:
                     pool = self._pool()
         finally:
             # all done: wait for the idle workers to leave so their queues and semaphores are released
-            # now (the command may end with os._exit); otherwise do not wait for jobs still running
-            pool.shutdown(wait=not inflight, cancel_futures=True)
+            # now (the command may end with os._exit); otherwise do not wait for jobs still running, and
+            # end the workers still grading head-start jobs nobody wants rather than wait for them
+            if not inflight and any(not fut.done() for fut in unread):
+                _end_now(pool)
+            else:
+                pool.shutdown(wait=not inflight, cancel_futures=True)
+
+    def _wanted_begun(self, early: dict) -> bool:
+        """Whether a worker is grading one of the wanted head-start jobs (``early``) now."""
+        begun = self._begun_keys()
+        return any(key in begun and not fut.done() for key, (fut, _) in early.items())
+
+
+def _end_now(executor: ProcessPoolExecutor) -> None:
+    """Stop ``executor`` without waiting for the jobs its workers are running: the workers are terminated (each
+    one's sandbox dies with it: bubblewrap's ``--die-with-parent``; its job folder is swept when its lock is free)."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        p.terminate()
+    manager = getattr(executor, "_executor_manager_thread", None)
+    if manager is not None:  # it reaps the workers (joining them here too would race with it)
+        manager.join(timeout=10)
 
 
 class DaskPool:

@@ -37,8 +37,8 @@ def test_sigkill_and_resume(corpus, reference, backend, tmp_path):
     rows = list(csv.DictReader((backend.out / "grades.csv").open(encoding="utf-8")))
     scores = {(r["student_id"], r["assignment"]): float(r["score"]) for r in rows}
     assert {k: v[1] for k, v in reference["ledger"].items()} == {k: scores[k] for k in reference["ledger"]}
-    # a second rerun has nothing to do (one worker, no extra one: the workers' head start, graded before the ledger
-    # is read and awaited although committed, is then at most 8 submissions instead of 20)
+    # a second rerun has nothing to do (one worker, no extra one: what the head start grades until the ledger is read
+    # is one core's work; the run then ends it instead of grading committed submissions to the end)
     again = run(cmd + ["--jobs", "1"], env={"AUTOGRADER_EXTRA_WORKERS": "0"})
     assert again.returncode == 0 and "需要评分 0 份" in again.stderr
     assert_same(snapshot(backend.url), reference)
