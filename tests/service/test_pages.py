@@ -1,7 +1,8 @@
 """The pages of a real ``autograder serve`` in Debian's chromium (Playwright): students and instructors,
 at desktop width and at 375 px, with an axe-core audit of every page.
 
-Every page visited is screenshotted into ``artifacts/pages/``.  Every time on a page is in the course's zone
+With ``COURSE_SCREENSHOTS=1`` every page visited is screenshotted into ``artifacts/pages/`` (pictures to look at,
+compared by nothing).  Every time on a page is in the course's zone
 (+08:00 here, the deadlines'), whatever the device's zone; the upload limit a page states is the one the server
 enforces; feedback reads on a phone (a summary first, cases folded by function, earlier attempts folded).  Each flow fails on a console error, a page
 error, a failed request or an HTTP error answer other than the ones the flow expects (a wrong code's 401,
@@ -21,7 +22,7 @@ import pytest
 
 from autograder.model import MAX_NOTEBOOK_BYTES
 
-from .server import REPO, Server, Tosser, make_course, notebook_bytes, submit, wait_done
+from .server import REPO, Server, Tosser, make_course, notebook_bytes, screenshot, submit, wait_done
 
 pytestmark = pytest.mark.slow
 
@@ -97,8 +98,8 @@ class Tab:
         self.expected.append((status, url_end))
 
     def shot(self, name: str) -> None:
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(SHOTS / f"{name}-{self.width}.png"), full_page=True)
+        """A full-page screenshot into ``artifacts/pages/`` with ``COURSE_SCREENSHOTS=1`` (:func:`.server.screenshot`)."""
+        screenshot(self.page, SHOTS / f"{name}-{self.width}.png")
 
     def clean(self) -> list[str]:
         """The problems seen, without the console lines of the expected error answers (a live region's poll cut by

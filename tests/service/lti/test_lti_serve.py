@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 
-from ..server import Server, make_course, notebook_bytes, run, submit, wait_done  # noqa: I001 (puts tests/autograder on sys.path)
+from ..server import Server, make_course, notebook_bytes, run, screenshot, submit, wait_done  # noqa: I001 (puts tests/autograder on sys.path)
 from ..test_pages import WIDTHS
 from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, FakePlatform, User
 
@@ -55,8 +55,8 @@ def site(tmp_path_factory):
 
 
 def shot(page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    """Into ``artifacts/lti/`` with ``COURSE_SCREENSHOTS=1`` (:func:`..server.screenshot`)."""
+    screenshot(page, SHOTS / f"{name}.png")
 
 
 @pytest.mark.parametrize("width", ["desktop", "phone"])
