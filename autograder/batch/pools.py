@@ -115,12 +115,12 @@ def start_local_workers_early() -> None:
     forkserver.ensure_running()
 
 
-_begun_queue = None  # in a local worker: where it says which head-start job it begins (LocalPool._begun_keys)
+_begun_flags = None  # in a local worker: one flag per head-start job, set when a worker begins it (LocalPool._begun)
 
 
 def _worker_init(gate: admission.CpuGate | None, sandbox_checked: bool = False,
                  environ: dict[str, str] | None = None, begun=None) -> None:
-    global _begun_queue
+    global _begun_flags
     worker_init()
     if environ is not None:
         os.environ.clear()
@@ -128,14 +128,14 @@ def _worker_init(gate: admission.CpuGate | None, sandbox_checked: bool = False,
     admission.install(gate)
     if sandbox_checked:
         jobs.sandbox_checked_by_run()
-    _begun_queue = begun
+    _begun_flags = begun
 
 
-def _announced(work: Work, data: dict) -> dict:
-    """In a local worker: a head-start job (:meth:`LocalPool.head_start`) says that a worker has begun it (the
-    executor marks as running the jobs merely queued for its workers too), then runs as any other."""
-    if _begun_queue is not None:
-        _begun_queue.put((data["student"], data["assignment"], data["fingerprint"]))
+def _announced(work: Work, data: dict, slot: int) -> dict:
+    """In a local worker: a head-start job (:meth:`LocalPool.head_start`) sets its flag ``slot`` (a worker has begun
+    it: the executor marks as running the jobs merely queued for its workers too), then runs as any other."""
+    if _begun_flags is not None:
+        _begun_flags[slot] = 1
     return admission.admitted(work, data)
 
 
@@ -172,23 +172,16 @@ class LocalPool:
         # a new gate for every executor: a worker killed during a job never gave its place back
         ctx = local_context() if self.fork_server else multiprocessing.get_context("spawn")
         self.gate = admission.CpuGate(self.workers, ctx=ctx) if self.extra else None
-        self._begun = ctx.SimpleQueue()  # read only for head-start jobs, which are at most 2 x window
+        self._begun = ctx.Array("b", 2 * self.window, lock=False)  # one flag per head-start job (at most 2 x window)
         return ProcessPoolExecutor(max_workers=self.workers + self.extra, mp_context=ctx, initializer=_worker_init,
                                    initargs=(self.gate, self.sandbox_checked, dict(os.environ), self._begun))
 
-    def _submit(self, pool: ProcessPoolExecutor, job: Job, announce: bool = False):
-        if announce:
-            return pool.submit(_announced, self.work, job.to_json())
+    def _submit(self, pool: ProcessPoolExecutor, job: Job, slot: int | None = None):
+        if slot is not None:  # a head-start job: it sets its flag when a worker begins it
+            return pool.submit(_announced, self.work, job.to_json(), slot)
         if self.gate is None:
             return pool.submit(self.work, job.to_json())
         return pool.submit(admission.admitted, self.work, job.to_json())
-
-    def _begun_keys(self) -> set[tuple[str, str, str]]:
-        """The head-start jobs a worker has begun so far."""
-        keys = set()
-        while not self._begun.empty():
-            keys.add(tuple(self._begun.get()))
-        return keys
 
     def head_start(self, jobs: Iterable[Job]) -> None:
         """Start the first window of ``jobs`` now, before :meth:`run` knows which jobs are wanted.
@@ -208,13 +201,14 @@ class LocalPool:
         """Start head-start jobs until ``window`` of them are unfinished, at most ``2 x window`` in all (what is
         graded before the caller can record it is bounded: lost when the caller is killed, wasted when the
         ledger says it was committed already)."""
-        running = sum(not fut.done() for fut, _ in self._early.values())
+        running = sum(not fut.done() for fut, _, _ in self._early.values())
         while running < self.window and len(self._early) < 2 * self.window:
             job = next(self._head, None)
             if job is None:
                 return
             try:
-                self._early[job_key(job)] = (self._submit(self._executor, job, announce=True), job)
+                slot = len(self._early)
+                self._early[job_key(job)] = (self._submit(self._executor, job, slot), job, slot)
             except BrokenProcessPool:  # a worker died: run() rebuilds the pool and grades this job from its source
                 self._head = iter(())
                 return
@@ -225,7 +219,7 @@ class LocalPool:
         start more head-start jobs as started ones finish (up to ``2 x window`` in all), so the workers do not
         wait for it.  Their results are kept for :meth:`run`."""
         while not until():
-            running = [fut for fut, _ in self._early.values() if not fut.done()]
+            running = [fut for fut, _, _ in self._early.values() if not fut.done()]
             if len(running) >= self.window:
                 wait(running, timeout=0.05, return_when=FIRST_COMPLETED)
             else:
@@ -258,7 +252,7 @@ class LocalPool:
         if unread and not self._wanted_begun(early):
             # only jobs nobody wants are being graded: end them now rather than grade them to the end (the wanted
             # ones not begun are graded afresh when the source yields them; finished ones keep their results)
-            for key in [k for k, (fut, _) in early.items() if not fut.done()]:
+            for key in [k for k, (fut, _, _) in early.items() if not fut.done()]:
                 del early[key]
             _end_now(pool)
             unread, pool = [], self._pool()
@@ -330,8 +324,7 @@ class LocalPool:
 
     def _wanted_begun(self, early: dict) -> bool:
         """Whether a worker is grading one of the wanted head-start jobs (``early``) now."""
-        begun = self._begun_keys()
-        return any(key in begun and not fut.done() for key, (fut, _) in early.items())
+        return any(self._begun[slot] and not fut.done() for fut, _, slot in early.values())
 
 
 def _end_now(executor: ProcessPoolExecutor) -> None:
