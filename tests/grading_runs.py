@@ -262,8 +262,10 @@ FEW = ["instructor_solution_ps1_threshold_metrics_0", "wrong_strict_threshold_0"
 
 
 #: One copy of each notebook of the slice (12 submissions), for a fault that needs only both workers inside a job (a
-#: worker killed).  A fault timed by the number of committed results (a kill, the database away) needs the whole
-#: slice: a run's head start grades ahead of its first record, and on 12 it recorded them all at once (measured).
+#: worker killed), or results still to record after the first ones on one worker without extra ones (the database
+#: away: its head start is at most 2 x 4 jobs).  A kill timed by the number of committed results on 2 + 2 workers
+#: needs the whole slice: their head start grades ahead of the first record, and on 12 it recorded them all at once
+#: (measured).
 ONE_COPY = [f"{sid}_0" for sid in SLICE]
 
 

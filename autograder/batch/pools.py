@@ -115,8 +115,12 @@ def start_local_workers_early() -> None:
     forkserver.ensure_running()
 
 
+_begun_flags = None  # in a local worker: one flag per head-start job, set when a worker begins it (LocalPool._begun)
+
+
 def _worker_init(gate: admission.CpuGate | None, sandbox_checked: bool = False,
-                 environ: dict[str, str] | None = None) -> None:
+                 environ: dict[str, str] | None = None, begun=None) -> None:
+    global _begun_flags
     worker_init()
     if environ is not None:
         os.environ.clear()
@@ -124,6 +128,15 @@ def _worker_init(gate: admission.CpuGate | None, sandbox_checked: bool = False,
     admission.install(gate)
     if sandbox_checked:
         jobs.sandbox_checked_by_run()
+    _begun_flags = begun
+
+
+def _announced(work: Work, data: dict, slot: int) -> dict:
+    """In a local worker: a head-start job (:meth:`LocalPool.head_start`) sets its flag ``slot`` (a worker has begun
+    it: the executor marks as running the jobs merely queued for its workers too), then runs as any other."""
+    if _begun_flags is not None:
+        _begun_flags[slot] = 1
+    return admission.admitted(work, data)
 
 
 class LocalPool:
@@ -159,10 +172,13 @@ class LocalPool:
         # a new gate for every executor: a worker killed during a job never gave its place back
         ctx = local_context() if self.fork_server else multiprocessing.get_context("spawn")
         self.gate = admission.CpuGate(self.workers, ctx=ctx) if self.extra else None
+        self._begun = ctx.Array("b", 2 * self.window, lock=False)  # one flag per head-start job (at most 2 x window)
         return ProcessPoolExecutor(max_workers=self.workers + self.extra, mp_context=ctx, initializer=_worker_init,
-                                   initargs=(self.gate, self.sandbox_checked, dict(os.environ)))
+                                   initargs=(self.gate, self.sandbox_checked, dict(os.environ), self._begun))
 
-    def _submit(self, pool: ProcessPoolExecutor, job: Job):
+    def _submit(self, pool: ProcessPoolExecutor, job: Job, slot: int | None = None):
+        if slot is not None:  # a head-start job: it sets its flag when a worker begins it
+            return pool.submit(_announced, self.work, job.to_json(), slot)
         if self.gate is None:
             return pool.submit(self.work, job.to_json())
         return pool.submit(admission.admitted, self.work, job.to_json())
@@ -171,7 +187,9 @@ class LocalPool:
         """Start the first window of ``jobs`` now, before :meth:`run` knows which jobs are wanted.
 
         :meth:`run` takes over a started job when the same job (:func:`job_key`) comes from its
-        source, and drops (cancels, or ignores the result of) those it is not asked for.
+        source, and drops those it is not asked for: cancelled if no worker has begun them; else never
+        awaited: the workers are ended as soon as only such jobs run in them (at once when the run starts
+        and no wanted job is running yet, else when the run's own jobs are done), not after grading them to the end.
         :meth:`keep_busy` starts more of ``jobs`` as these finish.
         """
         self._executor = self._pool()
@@ -183,13 +201,14 @@ class LocalPool:
         """Start head-start jobs until ``window`` of them are unfinished, at most ``2 x window`` in all (what is
         graded before the caller can record it is bounded: lost when the caller is killed, wasted when the
         ledger says it was committed already)."""
-        running = sum(not fut.done() for fut, _ in self._early.values())
+        running = sum(not fut.done() for fut, _, _ in self._early.values())
         while running < self.window and len(self._early) < 2 * self.window:
             job = next(self._head, None)
             if job is None:
                 return
             try:
-                self._early[job_key(job)] = (self._submit(self._executor, job), job)
+                slot = len(self._early)
+                self._early[job_key(job)] = (self._submit(self._executor, job, slot), job, slot)
             except BrokenProcessPool:  # a worker died: run() rebuilds the pool and grades this job from its source
                 self._head = iter(())
                 return
@@ -200,7 +219,7 @@ class LocalPool:
         start more head-start jobs as started ones finish (up to ``2 x window`` in all), so the workers do not
         wait for it.  Their results are kept for :meth:`run`."""
         while not until():
-            running = [fut for fut, _ in self._early.values() if not fut.done()]
+            running = [fut for fut, _, _ in self._early.values() if not fut.done()]
             if len(running) >= self.window:
                 wait(running, timeout=0.05, return_when=FIRST_COMPLETED)
             else:
@@ -215,15 +234,8 @@ class LocalPool:
         already handed to the worker processes' queue).
         """
         executor, self._executor, self._early, self._head = getattr(self, "_executor", None), None, {}, iter(())
-        if executor is None:
-            return
-        processes = list(getattr(executor, "_processes", {}).values())
-        executor.shutdown(wait=False, cancel_futures=True)
-        for p in processes:
-            p.terminate()
-        manager = getattr(executor, "_executor_manager_thread", None)
-        if manager is not None:  # it reaps the workers (joining them here too would race with it)
-            manager.join(timeout=10)
+        if executor is not None:
+            _end_now(executor)
 
     def run(self, jobs: Iterable[Job], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
         source = iter(jobs)
@@ -232,8 +244,18 @@ class LocalPool:
         inflight: dict = {}
         pool, early = getattr(self, "_executor", None) or self._pool(), getattr(self, "_early", {})
         self._executor, self._early, self._head = None, {}, iter(())
+        unread = []  # head-start jobs nobody wants that the workers have begun: never awaited (_end_now)
         for key in [k for k in early if wanted is not None and k not in wanted]:
-            early.pop(key)[0].cancel()  # already graded: its result (if it runs anyway) is never read
+            fut = early.pop(key)[0]
+            if not fut.cancel() and not fut.done():  # already handed to a worker: it grades on unless ended
+                unread.append(fut)
+        if unread and not self._wanted_begun(early):
+            # only jobs nobody wants are being graded: end them now rather than grade them to the end (the wanted
+            # ones not begun are graded afresh when the source yields them; finished ones keep their results)
+            for key in [k for k, (fut, _, _) in early.items() if not fut.done()]:
+                del early[key]
+            _end_now(pool)
+            unread, pool = [], self._pool()
         try:
             while True:
                 submit_broken = idle = False
@@ -293,8 +315,28 @@ class LocalPool:
                     pool = self._pool()
         finally:
             # all done: wait for the idle workers to leave so their queues and semaphores are released
-            # now (the command may end with os._exit); otherwise do not wait for jobs still running
-            pool.shutdown(wait=not inflight, cancel_futures=True)
+            # now (the command may end with os._exit); otherwise do not wait for jobs still running, and
+            # end the workers still grading head-start jobs nobody wants rather than wait for them
+            if not inflight and any(not fut.done() for fut in unread):
+                _end_now(pool)
+            else:
+                pool.shutdown(wait=not inflight, cancel_futures=True)
+
+    def _wanted_begun(self, early: dict) -> bool:
+        """Whether a worker is grading one of the wanted head-start jobs (``early``) now."""
+        return any(self._begun[slot] and not fut.done() for fut, _, slot in early.values())
+
+
+def _end_now(executor: ProcessPoolExecutor) -> None:
+    """Stop ``executor`` without waiting for the jobs its workers are running: the workers are terminated (each
+    one's sandbox dies with it: bubblewrap's ``--die-with-parent``; its job folder is swept when its lock is free)."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        p.terminate()
+    manager = getattr(executor, "_executor_manager_thread", None)
+    if manager is not None:  # it reaps the workers (joining them here too would race with it)
+        manager.join(timeout=10)
 
 
 class DaskPool:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .lms_downloads import (A1, NB1, solution, symlink, untouched, write_file, write_zip)
+from .lms_downloads import (A1, A2, NB1, solution, symlink, untouched, write_file, write_zip)
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -22,8 +22,11 @@ AUTOGRADER = str(REPO / ".venv" / "bin" / "autograder")
 FULL = 54.0
 
 
-def grade(subs: Path, out: Path, *extra: str, only_a1: bool = True) -> subprocess.CompletedProcess:
-    cmd = [AUTOGRADER, "grade", str(subs), "--out", str(out), *(["--assignment", A1] if only_a1 else []), *extra]
+def grade(subs: Path, out: Path, *extra: str, also: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """``autograder grade`` of assignment 1 and the assignments ``also`` (each selected one is generated into the
+    gradebook: nbgrader's generate_assignment, about a second of CPU each)."""
+    only = [arg for a in (A1, *also) for arg in ("--assignment", a)]
+    cmd = [AUTOGRADER, "grade", str(subs), "--out", str(out), *only, *extra]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
 
 
@@ -73,10 +76,10 @@ def test_folder_with_odd_names_links_and_ids_next_to_a_zip(tmp_path):
     write_file(subs / "s005" / A1 / "\x1b[2J\x1b[31mx.ipynb", solution())            # escape sequences
     write_zip(subs / "lms.zip", {f"s006_attempt_2026-05-02T10-00-00_{NB1}": solution(),
                                  f"s006_{NB1}": untouched()})                         # plain first upload sorts last
-    run = grade(subs, tmp_path / "out", only_a1=False)
+    run = grade(subs, tmp_path / "out", also=(A2,))  # A2 selected too, and submitted by nobody
     assert run.returncode == 3, run.stderr[-3000:]
     got = rows(tmp_path / "out")
-    assert set(got) == {"s001", "s005", "s006"}  # one row per graded submission: no rows for other assignments
+    assert set(got) == {"s001", "s005", "s006"}  # one row per graded submission: no rows for A2, which nobody submitted
     assert {r["assignment"] for r in got.values()} == {A1}
     assert float(got["s001"]["score"]) == FULL and float(got["s006"]["score"]) == FULL
     assert float(got["s005"]["score"]) < FULL

@@ -57,7 +57,7 @@ def test_the_head_start_keeps_the_workers_busy_until_the_command_is_ready(tmp_pa
     pool.head_start(iter(jobs))
     deadline = time.monotonic() + 120
     started = lambda: sorted(p.name for p in tmp_path.glob("*.started"))  # noqa: E731
-    ahead = lambda: sum(f.done() for f, _ in pool._early.values()) == 8  # noqa: E731
+    ahead = lambda: sum(entry[0].done() for entry in pool._early.values()) == 8  # noqa: E731
     pool.keep_busy(lambda: ahead() or time.monotonic() > deadline)
     first = started()
     assert len(first) == 8  # two windows began (and ended) before run() was called, not more

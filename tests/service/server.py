@@ -21,6 +21,18 @@ AUTOGRADER = str(REPO / ".venv" / "bin" / "autograder")
 sys.path.insert(0, str(REPO / "tests" / "autograder"))
 
 
+#: The browser tests' screenshots are pictures for a person to look at, never compared by a check: taken only with
+#: ``COURSE_SCREENSHOTS=1`` (each full-page one cost chromium ~0.3-1 s of CPU; tests/service/test_pages.py took ~40).
+SCREENSHOTS = os.environ.get("COURSE_SCREENSHOTS", "") == "1"
+
+
+def screenshot(page, path: Path, *, full_page: bool = True) -> None:
+    """``page`` (a Playwright page) as a PNG at ``path`` when :data:`SCREENSHOTS` is on; else nothing."""
+    if SCREENSHOTS:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(path), full_page=full_page)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

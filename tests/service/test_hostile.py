@@ -17,7 +17,7 @@ import make_corpus
 import pytest
 
 from ..conftest import CHROMIUM, CHROMIUM_ARGS
-from .server import REPO, Server, Tosser, make_course, notebook_bytes, run, self_signed, submit
+from .server import REPO, Server, Tosser, make_course, notebook_bytes, run, screenshot, self_signed, submit
 
 pytestmark = pytest.mark.slow
 A1, A2, A3 = "ps1_threshold_metrics", "ps2_roc_auc", "ps3_pr_ap"
@@ -306,8 +306,7 @@ def test_over_https_a_sibling_host_cannot_toss_the_session_cookie_in_a_browser(t
         page.goto(f"{base}/")  # the browser now sends both cookies; the service reads only the __Host- one
         assert page.locator(".who").inner_text().endswith("（t01）")
         assert page.locator(".account-change").count() == 0
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / "https-tossing-ignored-desktop.png"), full_page=True)
+        screenshot(page, SHOTS / "https-tossing-ignored-desktop.png")
         who = page.evaluate("fetch('api/v1/session', {credentials: 'same-origin'}).then(r => r.json()).then(j => j.login)")
         assert who == "t01"
     finally:

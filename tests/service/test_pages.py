@@ -1,7 +1,8 @@
 """The pages of a real ``autograder serve`` in Debian's chromium (Playwright): students and instructors,
 at desktop width and at 375 px, with an axe-core audit of every page.
 
-Every page visited is screenshotted into ``artifacts/pages/``.  Every time on a page is in the course's zone
+With ``COURSE_SCREENSHOTS=1`` every page visited is screenshotted into ``artifacts/pages/`` (pictures to look at,
+compared by nothing).  Every time on a page is in the course's zone
 (+08:00 here, the deadlines'), whatever the device's zone; the upload limit a page states is the one the server
 enforces; feedback reads on a phone (a summary first, cases folded by function, earlier attempts folded).  Each flow fails on a console error, a page
 error, a failed request or an HTTP error answer other than the ones the flow expects (a wrong code's 401,
@@ -21,7 +22,7 @@ import pytest
 
 from autograder.model import MAX_NOTEBOOK_BYTES
 
-from .server import REPO, Server, Tosser, make_course, notebook_bytes, submit, wait_done
+from .server import REPO, Server, Tosser, make_course, notebook_bytes, screenshot, submit, wait_done
 
 pytestmark = pytest.mark.slow
 
@@ -97,8 +98,8 @@ class Tab:
         self.expected.append((status, url_end))
 
     def shot(self, name: str) -> None:
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(SHOTS / f"{name}-{self.width}.png"), full_page=True)
+        """A full-page screenshot into ``artifacts/pages/`` with ``COURSE_SCREENSHOTS=1`` (:func:`.server.screenshot`)."""
+        screenshot(self.page, SHOTS / f"{name}-{self.width}.png")
 
     def clean(self) -> list[str]:
         """The problems seen, without the console lines of the expected error answers (a live region's poll cut by
@@ -506,26 +507,50 @@ def _narrow_cells(tab: Tab, name: str) -> list[str]:
     return [f"{name}: a table cell {w:.0f} px wide (< {two:.0f}): {text}" for w, two, text in narrow]
 
 
-@pytest.mark.parametrize("width, who", [("desktop", "s009"), ("phone", "s010")])
-def test_counts_last_warns_before_the_upload_and_on_the_lower_result(site, browser, width, who):
-    """Under ``counts: last`` a lower score replaces a better one: the page says so before and after."""
-    tab = Tab(browser, width)
+def at_both_widths(tab: Tab, check) -> None:
+    """``check()`` on the tab's page as it is, then again at the other width (the same page laid out anew: the text
+    each width shows), and back: one flow for both widths where nothing in it depends on the width."""
+    first, other = tab.width, "phone" if tab.width == "desktop" else "desktop"
+    for width in (first, other):
+        tab.page.set_viewport_size(WIDTHS[width])
+        tab.width = width
+        check()
+    tab.page.set_viewport_size(WIDTHS[first])
+    tab.width = first
+
+
+def test_counts_last_warns_before_the_upload_and_on_the_lower_result(site, browser):
+    """Under ``counts: last`` a lower score replaces a better one: the page says so before and after, at both widths
+    (one student's two uploads; each width was a student of its own)."""
+    tab = Tab(browser, "desktop")
     page = tab.page
-    login(tab, site["base"], who, site["codes"][who])
+    login(tab, site["base"], "s009", site["codes"]["s009"])
     page.goto(f"{site['base']}/assignments/{A2}")
-    assert "最后一次" in page.locator("#counts-warning").inner_text()
+
+    def warned() -> None:
+        assert "最后一次" in page.locator("#counts-warning").inner_text(), tab.width
+
+    at_both_widths(tab, warned)
     pick(tab, "roc_auc.ipynb", OTHER)
     wait_graded(tab)
-    assert "69 / 69" in latest_attempt(tab).inner_text() and page.locator(".last-counts").count() == 0
-    warning = page.locator("#counts-warning").inner_text()
-    assert "69 分" in warning and "取代" in warning  # before the next upload: what it would replace
+
+    def before_the_next_upload() -> None:  # what it would replace
+        assert "69 / 69" in latest_attempt(tab).inner_text() and page.locator(".last-counts").count() == 0, tab.width
+        warning = page.locator("#counts-warning").inner_text()
+        assert "69 分" in warning and "取代" in warning, (tab.width, warning)
+
+    at_both_widths(tab, before_the_next_upload)
     pick(tab, "roc_auc.ipynb", UNTOUCHED2)
     page.wait_for_function("() => document.querySelectorAll('#live li.attempt').length === 2")
     wait_graded(tab)
-    note = latest_attempt(tab).locator(".last-counts").inner_text()
-    assert "低于第 1 次提交的 69 分" in note and "计入成绩的是这次的 0 分" in note
-    assert "0 / 69" in page.locator(".summary-line").inner_text()
-    tab.shot("assignment-counts-last")
+
+    def after_the_lower_result() -> None:
+        note = latest_attempt(tab).locator(".last-counts").inner_text()
+        assert "低于第 1 次提交的 69 分" in note and "计入成绩的是这次的 0 分" in note, (tab.width, note)
+        assert "0 / 69" in page.locator(".summary-line").inner_text(), tab.width
+        tab.shot("assignment-counts-last")
+
+    at_both_widths(tab, after_the_lower_result)
     assert tab.clean() == [], tab.clean()
     tab.close()
 
@@ -567,12 +592,13 @@ def test_the_limit_stated_is_the_limit_enforced_and_the_favicon_answers(site, br
     tab.close()
 
 
-@pytest.mark.parametrize("width, victim, attacker", [("desktop", "s009", "s010"), ("phone", "s010", "s009")])
-def test_a_tossed_session_cookie_is_noticed_and_the_open_page_uploads_nothing(site, browser, width, victim, attacker):
+def test_a_tossed_session_cookie_is_noticed_and_the_open_page_uploads_nothing(site, browser):
     """Finding 4 over plain HTTP (where browsers allow no ``__Host-`` cookie): a page on another port replaces
     the session cookie with a classmate's.  The assignment page still open (shown for the victim) refuses to
     upload into the other account, naming both; the next page says in red at its top that the browser is now
-    signed in as someone else; nothing is stored in either account."""
+    signed in as someone else; nothing is stored in either account.  Both messages are read at both widths (one
+    flow: each width was a flow of its own, the roles swapped)."""
+    width, victim, attacker = "desktop", "s009", "s010"
     with site["server"].client() as c:
         assert c.post("/api/v1/session", json={"code": site["codes"][attacker]}).status_code == 200
         theirs = c.cookies.get("autograder_session")
@@ -592,16 +618,24 @@ def test_a_tossed_session_cookie_is_noticed_and_the_open_page_uploads_nothing(si
         tab.expect_error(403, f"/api/v1/assignments/{A1}/submissions")
         pick(tab, "threshold_metrics.ipynb", SOLUTION)
         page.wait_for_function("() => document.getElementById('upload-message').textContent.includes('已拒绝')")
-        message = page.locator("#upload-message").inner_text()
-        assert f"这个页面是为 {victim} 打开的，但你现在已作为 {attacker} 登录" in message, message
-        tab.shot("account-changed-upload-refused")
+
+        def refused() -> None:
+            message = page.locator("#upload-message").inner_text()
+            assert f"这个页面是为 {victim} 打开的，但你现在已作为 {attacker} 登录" in message, (tab.width, message)
+            tab.shot("account-changed-upload-refused")
+
+        at_both_widths(tab, refused)
         page.goto(f"{site['base']}/")
-        notice = page.locator(".account-change")
-        assert notice.count() == 1
-        text = notice.inner_text()
-        assert f"你现在已作为学生 学生 {attacker}（{attacker}）登录" in text and f"（{victim}）" in text, text
-        assert page.locator(".who").inner_text().endswith(f"（{attacker}）")
-        tab.shot("account-changed-notice")
+
+        def noticed() -> None:
+            notice = page.locator(".account-change")
+            assert notice.count() == 1, tab.width
+            text = notice.inner_text()
+            assert f"你现在已作为学生 学生 {attacker}（{attacker}）登录" in text and f"（{victim}）" in text, (tab.width, text)
+            assert page.locator(".who").inner_text().endswith(f"（{attacker}）"), tab.width
+            tab.shot("account-changed-notice")
+
+        at_both_widths(tab, noticed)
         page.goto(f"{site['base']}/assignments/{A1}")
         assert page.locator(".account-change").count() == 0  # said once, on the first page after the change
         assert tab.clean() == [], tab.clean()

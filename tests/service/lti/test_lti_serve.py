@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 
-from ..server import Server, make_course, notebook_bytes, run, submit, wait_done  # noqa: I001 (puts tests/autograder on sys.path)
+from ..server import Server, make_course, notebook_bytes, run, screenshot, submit, wait_done  # noqa: I001 (puts tests/autograder on sys.path)
 from ..test_pages import WIDTHS
 from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, FakePlatform, User
 
@@ -54,22 +54,34 @@ def site(tmp_path_factory):
     platform.stop()
 
 
+def at_both_widths(page, check) -> None:
+    """``check(width)`` at 1280 px, then again with the same page at 375 px (the page laid out anew: what its text shows
+    at each width), back to 1280 px after.  One launch for both widths (each was a launch of its own)."""
+    for width in ("desktop", "phone"):
+        page.set_viewport_size(WIDTHS[width])
+        check(width)
+    page.set_viewport_size(WIDTHS["desktop"])
+
+
 def shot(page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    """Into ``artifacts/lti/`` with ``COURSE_SCREENSHOTS=1`` (:func:`..server.screenshot`)."""
+    screenshot(page, SHOTS / f"{name}.png")
 
 
-@pytest.mark.parametrize("width", ["desktop", "phone"])
-def test_top_level_launch_in_the_browser(site, browser, width):
+def test_top_level_launch_in_the_browser(site, browser):
     platform, server = site["platform"], site["server"]
-    ctx = browser.new_context(viewport=WIDTHS[width], locale="zh-CN")
+    ctx = browser.new_context(viewport=WIDTHS["desktop"], locale="zh-CN")
     page = ctx.new_page()
     page.goto(f"{platform.base}/courses/course-1?user=s001")
     page.click("#open")
     page.wait_for_url(re.compile(rf"^http://localhost:{server.port}/assignments/{A1}$"), timeout=30000)
-    text = page.inner_text("body")
-    assert "作业 1：固定阈值指标" in text and "学生 s001" in text
-    shot(page, f"top-level-student-page-{width}")
+
+    def student_page(width: str) -> None:
+        text = page.inner_text("body")
+        assert "作业 1：固定阈值指标" in text and "学生 s001" in text, width
+        shot(page, f"top-level-student-page-{width}")
+
+    at_both_widths(page, student_page)
     # the session is the service's ordinary one: the course page works too
     page.goto(f"http://localhost:{server.port}/")
     assert "我的作业" in page.inner_text("body")
@@ -95,19 +107,25 @@ def test_launch_inside_the_platforms_iframe(site, browser, width):
     ctx.close()
 
 
-@pytest.mark.parametrize("width", ["desktop", "phone"])
-def test_instructor_launch_opens_the_dashboard_and_the_lti_page(site, browser, width):
+def test_instructor_launch_opens_the_dashboard_and_the_lti_page(site, browser):
     platform, server = site["platform"], site["server"]
-    ctx = browser.new_context(viewport=WIDTHS[width], locale="zh-CN")
+    ctx = browser.new_context(viewport=WIDTHS["desktop"], locale="zh-CN")
     page = ctx.new_page()
     page.goto(f"{platform.base}/courses/course-1?user=teacher")
     page.click("#open")
-    page.wait_for_url(re.compile(rf"^http://localhost:{server.port}/instructor/assignments/{A1}$"), timeout=30000)
-    page.click("header >> text=课程平台")
-    page.wait_for_url(re.compile(r"/lti/admin$"))
-    text = page.inner_text("main")
-    assert "成绩回传" in text and "课程与名单" in text and "评价二分类模型" in text  # the course the launch came from
-    shot(page, f"lti-admin-{width}")
+    dashboard = re.compile(rf"^http://localhost:{server.port}/instructor/assignments/{A1}$")
+    page.wait_for_url(dashboard, timeout=30000)
+
+    def to_the_lti_page(width: str) -> None:  # the header's link, clicked at this width
+        page.click("header >> text=课程平台")
+        page.wait_for_url(re.compile(r"/lti/admin$"))
+        text = page.inner_text("main")
+        assert "成绩回传" in text and "课程与名单" in text and "评价二分类模型" in text, width  # the launch's course
+        shot(page, f"lti-admin-{width}")
+        page.go_back()
+        page.wait_for_url(dashboard)
+
+    at_both_widths(page, to_the_lti_page)
     ctx.close()
 
 
@@ -126,14 +144,17 @@ def test_the_service_pages_refuse_to_be_framed_by_the_platform(site, browser):
     ctx.close()
 
 
-@pytest.mark.parametrize("width", ["desktop", "phone"])
-def test_a_refused_launch_shows_a_chinese_page(site, browser, width):
+def test_a_refused_launch_shows_a_chinese_page(site, browser):
     server = site["server"]
-    ctx = browser.new_context(viewport=WIDTHS[width], locale="zh-CN")
+    ctx = browser.new_context(viewport=WIDTHS["desktop"], locale="zh-CN")
     page = ctx.new_page()
     page.goto(f"http://localhost:{server.port}/lti/login?" + urlencode({"iss": "https://unknown.example", "login_hint": "x"}))
-    assert "没有在本服务注册" in page.inner_text("main") and "没有创建任何账号" in page.inner_text("main")
-    shot(page, f"refused-{width}")
+
+    def refused(width: str) -> None:
+        assert "没有在本服务注册" in page.inner_text("main") and "没有创建任何账号" in page.inner_text("main"), width
+        shot(page, f"refused-{width}")
+
+    at_both_widths(page, refused)
     ctx.close()
 
 
