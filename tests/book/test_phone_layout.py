@@ -1,7 +1,8 @@
 """Formulas, headings, search results and figures fit a phone (375 px) and a desktop (1280 px).
 
 In Debian's chromium, on every page (its formulas typeset at build time, book/_ext/static_math.py; checked by
-:func:`layout_problems` on the page loads of tests/book/test_navigation_browser.py):
+:func:`layout_problems` on the phone loads of tests/book/test_navigation_browser.py and the 1280 px loads of
+tests/book/test_accessibility.py):
 
 * no untypeset formula and no TeX in the article's text, every formula with its MathML and its TeX, and
   no math script (tests/book/mathcheck.py);
@@ -94,8 +95,9 @@ MISFITS = """() => {
 
 def layout_problems(tab) -> list[str]:
     """What does not fit on the open page: untypeset math (:data:`MATH_PROBLEMS`), :data:`MISFITS`, a page wider
-    than the screen.  Run on every page at both :data:`SIZES` by tests/book/test_navigation_browser.py, on the
-    load that also checks the page's navigation (one load per page and size for both)."""
+    than the screen.  Run on every page at both :data:`SIZES`, on the load that also checks the page's navigation:
+    at 375 px by tests/book/test_navigation_browser.py, at 1280 px by tests/book/test_accessibility.py (one load
+    per page and size for all of them)."""
     found = tab.evaluate(MATH_PROBLEMS) + tab.evaluate(MISFITS)
     overflow = tab.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     if overflow > 1:

@@ -60,17 +60,33 @@ def switch_to_dark(page) -> None:
 
 
 def open_page(browser, url, math=True, **context):
+    """``url`` in a new tab of a new browser context (``context``: its options): the context, the tab and the
+    list of the tab's problems (:func:`open_tab`)."""
     ctx = browser.new_context(**context)
-    page = ctx.new_page()
+    page, problems = open_tab(ctx, url, math)
+    return ctx, page, problems
+
+
+def watch(page) -> list[str]:
+    """The list of the problems of the tab ``page`` from now on, kept up to date while it is used: console errors,
+    page errors, HTTP errors and failed requests."""
     problems: list[str] = []
     page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
     page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    return problems
+
+
+def open_tab(ctx, url, math=True):
+    """``url`` in a new tab of ``ctx``: the tab and the list of its problems (:func:`watch`; with ``math``, also the
+    formulas' problems on load: tests/book/mathcheck.py)."""
+    page = ctx.new_page()
+    problems = watch(page)
     page.goto(url, wait_until="load")
     if math:  # typeset at build time (book/_ext/static_math.py): nothing left to wait for
         problems += page.evaluate(MATH_PROBLEMS)
-    return ctx, page, problems
+    return page, problems
 
 
 def test_every_quiz_is_in_the_site_once(book_html):
