@@ -101,55 +101,66 @@ def test_quizzes_work_in_the_browser(browser, book_html, site_url):
     SHOTS.mkdir(parents=True, exist_ok=True)
     pages = quiz_pages(book_html)
     assert pages, "没有任何页面包含即时练习"
-    for rel in pages:
-        ctx, page, problems = open_page(browser, f"{site_url}/{rel}", viewport={"width": 1280, "height": 900})
-        quizzes = page.locator(".quiz")
-        assert quizzes.count() >= 1
-        for qi in range(quizzes.count()):
-            quiz = quizzes.nth(qi)
-            number = int(quiz.get_attribute("data-quiz"))
-            entry = QUIZZES[number]
-            stem = quiz.locator(".quiz-stem")
-            if "$" in entry["stem"]:
-                assert stem.locator("mjx-container").count() >= 1, f"第 {number} 题的题干公式没有排版"
-            assert stem.locator("text=/\\\\\\(|\\$/").count() == 0
-            options = quiz.locator(".quiz-option")
-            assert options.count() == len(entry["options"])
-            # options appear in data order (never shuffled)
-            assert [options.nth(i).get_attribute("data-option") for i in range(options.count())] == \
-                [chr(65 + i) for i in range(options.count())]
-            order = sorted(range(len(entry["options"])), key=lambda i: entry["options"][i]["correct"])  # wrong first
-            for i in order:
-                option = entry["options"][i]
-                options.nth(i).click()
-                feedback = quiz.locator(".quiz-explanation.is-shown")
-                expect(feedback).to_have_count(1, timeout=10_000)  # retried: a loaded machine may paint late
-                text = feedback.inner_text()
-                verdict = "回答正确" if option["correct"] else "回答错误"
-                assert verdict in text, f"第 {number} 题选项 {i}：{text!r}"
-                assert _plain(option["explanation"]) in text.replace("\n", ""), f"第 {number} 题选项 {i} 的解释不对：{text!r}"
-                assert options.nth(i).get_attribute("aria-pressed") == "true"
-                assert quiz.get_attribute("data-answered") == ("right" if option["correct"] else "wrong")
-            # "show all explanations" and back: every option's own explanation, then only the picked one
-            reveal = quiz.locator(".quiz-reveal")
-            reveal.click()
-            assert reveal.get_attribute("aria-expanded") == "true"
-            assert quiz.locator(".quiz-explanation:visible").count() == len(entry["options"])
-            shown_all = quiz.locator(".quiz-feedback").inner_text().replace("\n", "")
-            assert all(_plain(o["explanation"]) in shown_all for o in entry["options"]), f"第 {number} 题"
-            assert shown_all.count("（你选择了") == 1  # only the picked option says so
-            reveal.click()
-            assert quiz.locator(".quiz-explanation:visible").count() == 1
-        name = rel.replace("/", "_").removesuffix(".html")
-        page.locator(".quiz-group").first.screenshot(path=str(SHOTS / f"{name}-light.png"))
-        # dark mode (the theme's switch: CSS only), on the same load: the quiz text stays readable, light on dark
-        switch_to_dark(page)
-        assert page.evaluate("document.documentElement.dataset.theme") == "dark"
-        color = page.evaluate("getComputedStyle(document.querySelector('.quiz-stem')).color")
-        rgb = [int(v) for v in re.findall(r"\d+", color)[:3]]
-        assert sum(rgb) / 3 > 150, f"{rel}: quiz text {color} in dark mode"
-        page.locator(".quiz-group").first.screenshot(path=str(SHOTS / f"{name}-dark.png"))
-        assert not problems, problems
+    # one tab loads the pages one after the other, as a reader follows links (its renderer and HTTP cache warm)
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    problems = watch(page)
+    try:
+        for rel in pages:
+            problems.clear()  # the earlier pages'
+            page.goto(f"{site_url}/{rel}", wait_until="load")
+            problems += page.evaluate(MATH_PROBLEMS)
+            # the dark mode the previous page stored was cleared: this one loads in light mode, as in a new context
+            assert page.evaluate("document.documentElement.dataset.theme") == "light", rel
+            quizzes = page.locator(".quiz")
+            assert quizzes.count() >= 1
+            for qi in range(quizzes.count()):
+                quiz = quizzes.nth(qi)
+                number = int(quiz.get_attribute("data-quiz"))
+                entry = QUIZZES[number]
+                stem = quiz.locator(".quiz-stem")
+                if "$" in entry["stem"]:
+                    assert stem.locator("mjx-container").count() >= 1, f"第 {number} 题的题干公式没有排版"
+                assert stem.locator("text=/\\\\\\(|\\$/").count() == 0
+                options = quiz.locator(".quiz-option")
+                assert options.count() == len(entry["options"])
+                # options appear in data order (never shuffled)
+                assert [options.nth(i).get_attribute("data-option") for i in range(options.count())] == \
+                    [chr(65 + i) for i in range(options.count())]
+                order = sorted(range(len(entry["options"])), key=lambda i: entry["options"][i]["correct"])  # wrong first
+                for i in order:
+                    option = entry["options"][i]
+                    options.nth(i).click()
+                    feedback = quiz.locator(".quiz-explanation.is-shown")
+                    expect(feedback).to_have_count(1, timeout=10_000)  # retried: a loaded machine may paint late
+                    text = feedback.inner_text()
+                    verdict = "回答正确" if option["correct"] else "回答错误"
+                    assert verdict in text, f"第 {number} 题选项 {i}：{text!r}"
+                    assert _plain(option["explanation"]) in text.replace("\n", ""), f"第 {number} 题选项 {i} 的解释不对：{text!r}"
+                    assert options.nth(i).get_attribute("aria-pressed") == "true"
+                    assert quiz.get_attribute("data-answered") == ("right" if option["correct"] else "wrong")
+                # "show all explanations" and back: every option's own explanation, then only the picked one
+                reveal = quiz.locator(".quiz-reveal")
+                reveal.click()
+                assert reveal.get_attribute("aria-expanded") == "true"
+                assert quiz.locator(".quiz-explanation:visible").count() == len(entry["options"])
+                shown_all = quiz.locator(".quiz-feedback").inner_text().replace("\n", "")
+                assert all(_plain(o["explanation"]) in shown_all for o in entry["options"]), f"第 {number} 题"
+                assert shown_all.count("（你选择了") == 1  # only the picked option says so
+                reveal.click()
+                assert quiz.locator(".quiz-explanation:visible").count() == 1
+            name = rel.replace("/", "_").removesuffix(".html")
+            page.locator(".quiz-group").first.screenshot(path=str(SHOTS / f"{name}-light.png"))
+            # dark mode (the theme's switch: CSS only), on the same load: the quiz text stays readable, light on dark
+            switch_to_dark(page)
+            assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+            color = page.evaluate("getComputedStyle(document.querySelector('.quiz-stem')).color")
+            rgb = [int(v) for v in re.findall(r"\d+", color)[:3]]
+            assert sum(rgb) / 3 > 150, f"{rel}: quiz text {color} in dark mode"
+            page.locator(".quiz-group").first.screenshot(path=str(SHOTS / f"{name}-dark.png"))
+            assert not problems, problems
+            page.evaluate("localStorage.clear(); sessionStorage.clear()")  # the dark mode stored by the switch
+    finally:
         ctx.close()
 
 
