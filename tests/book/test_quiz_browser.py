@@ -190,12 +190,21 @@ def phone_quiz_problems(tab, rel: str) -> list[str]:
 def test_chinese_search_in_the_browser(browser, site_url):
     """Sphinx's search page with jieba-segmented Chinese words finds the page that explains each word
     (the index itself is checked in test_search.py)."""
-    for word, page_name in (("召回率", "fixed_threshold"), ("混淆矩阵", "confusion"), ("假发现率", "fixed_threshold"),
-                            ("误判代价", "thresholds_costs")):
-        ctx, page, problems = open_page(browser, f"{site_url}/search.html?q={word}", math=False, viewport={"width": 1280, "height": 900})
-        page.wait_for_selector("#search-results ul.search li", timeout=20000)
-        links = page.locator("#search-results ul.search li a").evaluate_all("els => els.map(e => e.href)")
-        assert any(page_name in href for href in links), (word, links)
-        page.screenshot(path=str(SHOTS / f"search-{word}.png"))
-        assert not problems, problems
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()  # one tab searches one word after the other, as a reader does
+    problems = watch(page)
+    try:
+        for word, page_name in (("召回率", "fixed_threshold"), ("混淆矩阵", "confusion"), ("假发现率", "fixed_threshold"),
+                                ("误判代价", "thresholds_costs")):
+            problems.clear()
+            page.goto(f"{site_url}/search.html?q={word}", wait_until="load")
+            page.wait_for_selector("#search-results ul.search li", timeout=20000)
+            links = page.locator("#search-results ul.search li a").evaluate_all("els => els.map(e => e.href)")
+            assert any(page_name in href for href in links), (word, links)
+            page.screenshot(path=str(SHOTS / f"search-{word}.png"))
+            # every result's snippet fetched: the next search does not cut this one's requests short
+            page.wait_for_function("[...document.querySelectorAll('#search-results li')]"
+                                   ".every(li => li.querySelector(':scope > span, p.context'))", timeout=60_000)
+            assert not problems, problems
+    finally:
         ctx.close()
