@@ -89,6 +89,7 @@ def _links_resolve(tab, book_html: Path, selector: str) -> list[str]:
     """Hrefs under ``selector`` that do not lead to a built page or an anchor of the open page."""
     broken = []
     here = tab.url
+    ids = None  # the open page's element ids, asked for once
     for href in tab.eval_on_selector_all(selector, "els => els.map(a => a.getAttribute('href'))"):
         if not href or href.startswith(("http://", "https://", "mailto:")):
             continue
@@ -97,7 +98,9 @@ def _links_resolve(tab, book_html: Path, selector: str) -> list[str]:
         if not (book_html / path).is_file():
             broken.append(href)
         elif target.fragment and path == unquote(urlsplit(here).path).lstrip("/"):
-            if tab.locator(f"[id='{unquote(target.fragment)}']").count() == 0:
+            if ids is None:
+                ids = set(tab.evaluate("[...document.querySelectorAll('[id]')].map(e => e.id)"))
+            if unquote(target.fragment) not in ids:
                 broken.append(href)
     return broken
 
