@@ -7,9 +7,10 @@ build does it once.  Sphinx writes formulas as usual (``<span class="math ...">\
 
 1. collects the TeX of every formula of every page (a formula already typeset by an earlier build keeps
    its TeX in ``data-tex``);
-2. typesets them all in one Node process (or reuses the last build's typesetting, kept next to the
-   doctrees, when the site's formulas are the same) (``mathjax_node/render.cjs``, the npm package ``mathjax-full``
-   pinned in ``mathjax_node/package.json``): SVG whose characters are ``<use>`` of glyph paths defined once
+2. typesets them all in one Node process (``mathjax_node/render.cjs``, the npm package ``mathjax-full``
+   pinned in ``mathjax_node/package.json``), except those that an earlier build typeset (its typesetting is
+   kept next to the doctrees; the single-page build of the PDF, the other edition and a build with another
+   deployment setting reuse the formulas of the site's build): SVG whose characters are ``<use>`` of glyph paths defined once
    per page (MathJax's "global" font cache), in ``currentColor`` (dark mode, print), with assistive MathML
    (a screen reader reads the formula);
 3. puts each rendering into its span/div, keeping the equation number and its anchor (``{eq}``
@@ -221,27 +222,71 @@ def _static_prefix(page: str, relative_root: str) -> str:
     return "" if relative_root == "." else relative_root.replace(os.sep, "/") + "/"
 
 
-def _cached_render(formulas: list[Formula], macros: dict[str, Any], cache: Path | None) -> Typesetting:
-    """:func:`render`, or its answer of an earlier build when the site has the same formulas and macros
-    (the stylesheet covers the characters of all formulas at once, so the set is rendered as a whole)."""
+def _setup_key(macros: dict[str, Any]) -> str:
+    """What a rendering depends on besides its TeX: the macros and the render script."""
+    return hashlib.sha256(json.dumps([macros, RENDER_SCRIPT.read_text()], ensure_ascii=False).encode()).hexdigest()
+
+
+def _stored(cache: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _cached_render(formulas: list[Formula], macros: dict[str, Any], cache: Path | None,
+                   reuse: tuple[Path, ...] = ()) -> tuple[Typesetting, int]:
+    """:func:`render`, or its answer of an earlier build when the site has the same formulas and macros; else
+    only the formulas that neither ``cache`` nor the typesettings ``reuse`` of other builds of the same book
+    (the single-page build, the other edition, another deployment) hold with the same macros are typeset.
+
+    A formula's rendering depends only on its TeX, its kind, the macros and the render script (the book's
+    formulas define no macro of their own, and MathJax's SVG stylesheet is the same for any set of formulas),
+    so a formula typeset in another build is the one this build would write.  Returns the typesetting and how
+    many formulas were typeset now.
+    """
     key = hashlib.sha256(json.dumps([[f.tex, f.display] for f in formulas] + [macros, RENDER_SCRIPT.read_text()],
                                     ensure_ascii=False).encode()).hexdigest()
-    if cache is not None and cache.is_file():
-        stored = json.loads(cache.read_text(encoding="utf-8"))
-        if stored.get("key") == key:
-            return Typesetting(stored["css"], stored["glyphs"], stored["results"])
-    done = render(formulas, macros)
+    stored = _stored(cache) if cache is not None else None
+    if stored is not None and stored.get("key") == key and "formulas" in stored:  # (not a cache of an older version)
+        return Typesetting(stored["css"], stored["glyphs"], stored["results"]), 0
+    setup = _setup_key(macros)
+    known: dict[Formula, str] = {}
+    glyphs: dict[str, str] = {}
+    css = None
+    for other in (cache, *reuse):
+        stored = _stored(other) if other is not None else None
+        if stored is None or stored.get("setup") != setup:
+            continue
+        for (tex, display), result in zip(stored["formulas"], stored["results"]):
+            known.setdefault(Formula(tex, bool(display)), result)
+        glyphs.update(stored["glyphs"])
+        css = css or stored["css"]
+    missing = [f for f in formulas if f not in known]
+    if missing or css is None:
+        fresh = render(missing, macros)
+        css = fresh.css
+        glyphs.update(fresh.glyphs)
+        known.update(zip(missing, fresh.results))  # type: ignore[arg-type]
+    results: list[str | Exception] = [known[f] for f in formulas]
+    used = {name for r in results if isinstance(r, str) for name in GLYPH_USE.findall(r)}
+    done = Typesetting(css, {name: path for name, path in glyphs.items() if name in used}, results)
     if cache is not None and not any(isinstance(r, Exception) for r in done.results):
         cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_text(json.dumps({"key": key, "css": done.css, "glyphs": done.glyphs, "results": done.results}),
-                         encoding="utf-8")
-    return done
+        written = cache.with_name(cache.name + f".{os.getpid()}.tmp")  # another build may read it meanwhile
+        written.write_text(json.dumps({"key": key, "setup": setup, "formulas": [[f.tex, f.display] for f in formulas],
+                                       "css": done.css, "glyphs": done.glyphs, "results": done.results}),
+                           encoding="utf-8")
+        os.replace(written, cache)
+    return done, len(missing)
 
 
-def typeset_site(outdir: Path, macros: dict[str, Any] | None = None, cache: Path | None = None) -> int:
+def typeset_site(outdir: Path, macros: dict[str, Any] | None = None, cache: Path | None = None,
+                 reuse: tuple[Path, ...] = ()) -> int:
     """Typeset every formula of the HTML site in ``outdir`` (see the module docstring); pages changed.
 
     ``cache``: a file keeping the last typesetting; a build whose formulas did not change starts no Node.
+    ``reuse``: the cache files of other builds of the book, whose formulas are not typeset again.
     """
     started = time.perf_counter()
     texts = {page: page.read_text(encoding="utf-8") for page in sorted(outdir.rglob("*.html"))}
@@ -252,7 +297,7 @@ def typeset_site(outdir: Path, macros: dict[str, Any] | None = None, cache: Path
     if not where:
         return 0
     formulas = list(where)
-    done = _cached_render(formulas, macros or {}, cache)
+    done, typeset = _cached_render(formulas, macros or {}, cache, reuse)
     failures = [f"{where[f].relative_to(outdir)}: {'$$' if f.display else '$'}{f.tex}{'$$' if f.display else '$'} "
                 f"({result})" for f, result in zip(formulas, done.results) if isinstance(result, Exception)]
     if failures:
@@ -271,7 +316,7 @@ def typeset_site(outdir: Path, macros: dict[str, Any] | None = None, cache: Path
         if new != text:
             page.write_text(new, encoding="utf-8")
             changed += 1
-    logger.info(f"static_math: {len(formulas)} distinct formulas typeset; {changed} pages written; "
+    logger.info(f"static_math: {len(formulas)} distinct formulas ({typeset} typeset now); {changed} pages written; "
                 f"{len(done.glyphs)} glyphs; {time.perf_counter() - started:.1f} s")
     return changed
 
@@ -288,7 +333,11 @@ def _use_static(app: Sphinx, config: Any) -> None:
 def _typeset(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    typeset_site(Path(app.outdir), _macros(app), Path(app.doctreedir) / f"static_math-{app.builder.name}.json")
+    cache = Path(app.doctreedir) / f"static_math-{app.builder.name}.json"
+    # the other builds of the book: this edition's other builder, and the default build (``_build/.doctrees``)
+    # for the instructor edition and the builds into other folders
+    reuse = {*Path(app.doctreedir).glob("static_math-*.json"), *(Path(app.srcdir) / "_build" / ".doctrees").glob("static_math-*.json")}
+    typeset_site(Path(app.outdir), _macros(app), cache, tuple(sorted(reuse - {cache})))
 
 
 def _copy_script(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:

@@ -11,12 +11,15 @@ visible text outside code and math, and lists every leak it finds:
   it as a space);
 * unconverted math (``$...$``, ``\\frac`` outside a math element);
 * images without a meaningful ``alt`` text (not a file name), images whose file is missing, and relative links to a missing file or a missing anchor.
+
+Each page is parsed once per process: the anchors of a link's target page come from its parse when it was
+checked, or else from a parse that its own check then takes over (:func:`_parsed`, :func:`_ids`); html.parser on
+the pages' inline SVG formulas is most of the checker's time (a page was parsed two to three times).
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -98,10 +101,29 @@ def quote_problems(text: str) -> list[str]:
     return problems
 
 
-@lru_cache(maxsize=None)
+#: The ids of every page parsed so far (by resolved path), and the parses that no page check has taken yet.
+_IDS: dict[Path, frozenset[str]] = {}
+_UNCHECKED: dict[Path, BeautifulSoup] = {}
+
+
+def _parsed(path: Path) -> BeautifulSoup:
+    """``path`` parsed: the parse that :func:`_ids` made for it, if any (handed over once), or a new one; its ids
+    are kept for the links to it."""
+    key = path.resolve()
+    soup = _UNCHECKED.pop(key, None)
+    if soup is None:
+        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        _IDS[key] = frozenset(el["id"] for el in soup.find_all(id=True))
+    return soup
+
+
 def _ids(path: Path) -> frozenset[str]:
-    soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-    return frozenset(el["id"] for el in soup.find_all(id=True))
+    """The ids of the page ``path`` (a link's anchors); a page not parsed yet is parsed here and the parse kept
+    for its own check."""
+    key = path.resolve()
+    if key not in _IDS:
+        _UNCHECKED[key] = _parsed(key)
+    return _IDS[key]
 
 
 def link_problems(page: Path, article: Tag, site: Path) -> list[str]:
@@ -141,8 +163,7 @@ def link_problems(page: Path, article: Tag, site: Path) -> list[str]:
 
 def page_problems(page: Path, site: Path) -> list[str]:
     """Everything wrong with what a reader sees on ``page`` (a file of the built ``site``)."""
-    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-    article = _article(soup)
+    article = _article(_parsed(page))  # parsed once: its ids are kept for the links to it (and its own anchors)
     problems = link_problems(page, article, site)
     _strip_non_prose(article)
     for run in article.find_all(string=True):  # a break inside one run of text, not between controls

@@ -2,8 +2,12 @@
 accessible (an axe-core audit), in light and in dark mode (the theme's stored colour mode,
 ``localStorage.mode``, set to ``dark``).
 
-Each page is loaded once (one browser context): audited in light mode, then switched to dark mode as the
-theme's colour-mode switch does (the stored choice that applies it on load is checked on one page):
+Each page is loaded once at 1280 px (in the module's one tab, as a reader follows links): checked for what does not fit
+(tests/book/test_phone_layout.py's ``layout_problems``, on the pages of the table of contents), audited in
+light mode, then switched to dark mode as the theme's colour-mode switch does (the stored choice that applies
+it on load is checked on one page), and last navigated (tests/book/test_navigation_browser.py's
+``desktop_problems``, the pages of the table of contents); a failure names its check (``layout:``,
+``light:``, ``dark:``, ``navigation:``; a load problem names itself):
 
 * no console error, no failed request and no HTTP error; every formula typeset at build time, with its
   MathML, no TeX in the text and no math script (tests/book/mathcheck.py);
@@ -16,7 +20,7 @@ theme's colour-mode switch does (the stored choice that applies it on load is ch
 The instructor edition is audited on the pages where it differs from the public one (the instructor-only
 blocks).  The quizzes are also operated with the keyboard alone: Tab reaches every option, Enter picks
 it, and the verdict is announced in a polite live region.  (That no page scrolls sideways at 375 px, WCAG
-1.4.10, is checked on every page by tests/book/test_phone_layout.py.)
+1.4.10, is checked on every page by tests/book/test_navigation_browser.py's phone sweep.)
 """
 
 from __future__ import annotations
@@ -25,9 +29,13 @@ import json
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from .conftest import ROOT
-from .test_quiz_browser import SHOTS, open_page, switch_to_dark
+from .test_navigation_browser import desktop_problems
+from .test_phone_layout import SIZES, layout_problems
+from .mathcheck import MATH_PROBLEMS
+from .test_quiz_browser import SHOTS, open_page, switch_to_dark, watch
 from .test_site_browser import PAGES
 
 pytestmark = pytest.mark.slow
@@ -68,15 +76,33 @@ def _axe(tab, dark: bool) -> list[str]:
     return found
 
 
-def visit(browser, url: str) -> list[str]:
-    """Everything wrong with the page at ``url``: in light mode, load problems, untypeset math and axe
-    violations; then, switched to dark mode on the same load, problems since (e.g. a dark-only asset that
-    fails) and the colour rules."""
+@pytest.fixture(scope="module")
+def desktop(browser):
+    """The tab of the audits at 1280 px, and its list of problems: one tab loads the pages one after the other, as a
+    reader follows links (its renderer and HTTP cache stay warm); each audit leaves no stored setting behind
+    (:func:`visit`)."""
+    ctx = browser.new_context(**SIZES["1280"], color_scheme="light")
+    tab = ctx.new_page()
+    yield tab, watch(tab)
+    ctx.close()
+
+
+def visit(desktop, url: str, site: Path | None = None) -> list[str]:
+    """Everything wrong with the page at ``url``, loaded in the tab ``desktop`` (1280 px): with ``site`` (the built
+    site, for a page of the table of contents), first what does not fit, on the page as it loads; in light mode,
+    load problems, untypeset math and axe violations; then, switched to dark mode on the same load, problems since
+    (e.g. a dark-only asset that fails) and the colour rules; with ``site``, last the desktop navigation."""
     _require_axe()
-    ctx, tab, problems = open_page(browser, url, viewport={"width": 1280, "height": 900}, color_scheme="light")
+    tab, problems = desktop
+    problems.clear()  # the earlier pages'
     try:
+        tab.goto(url, wait_until="load")
+        found: list[str] = []
+        if site is not None:  # the page as it loads (layout_problems checks the formulas: tests/book/mathcheck.py)
+            found += [f"layout: {p}" for p in layout_problems(tab)]
+        else:
+            found += tab.evaluate(MATH_PROBLEMS)
         tab.evaluate("document.fonts.ready.then(() => true)")  # the formulas' fonts
-        found: list[str] = []  # open_page reported the formulas' problems (tests/book/mathcheck.py)
         for dark in (False, True):
             if dark:
                 switch_to_dark(tab)
@@ -84,9 +110,14 @@ def visit(browser, url: str) -> list[str]:
             if theme != ("dark" if dark else "light"):
                 found.append(f"colour mode {theme!r} instead of {'dark' if dark else 'light'}")
             found += _axe(tab, dark)
+        if site is not None:  # after the audits, which see the page as loaded (not the sidebar half faded back in)
+            found += [f"navigation: {p}" for p in desktop_problems(tab, site)]
         return found + problems
     finally:
-        ctx.close()
+        try:  # the dark mode stored by the switch: the next page loads in light mode, as in a new browser context
+            tab.evaluate("localStorage.clear(); sessionStorage.clear()")
+        except PlaywrightError:  # the tab crashed: its failure is reported; a stored dark mode fails the next page
+            pass
 
 
 def test_a_stored_dark_choice_applies_when_a_page_loads(browser, site_url):
@@ -104,9 +135,9 @@ def test_a_stored_dark_choice_applies_when_a_page_loads(browser, site_url):
 
 
 @pytest.mark.parametrize("page", [*PAGES, "search.html", "genindex.html"])  # genindex: the glossary by English name
-def test_page_loads_cleanly_and_passes_axe_in_both_modes(browser, book_html, site_url, page):
+def test_page_loads_fits_navigates_and_passes_axe_in_both_modes(desktop, book_html, site_url, page):
     assert (book_html / page).is_file(), f"{page} was not built"
-    report = visit(browser, f"{site_url}/{page}")
+    report = visit(desktop, f"{site_url}/{page}", book_html if page in PAGES else None)
     assert not report, f"{page}:\n" + "\n".join(report)
 
 
@@ -115,7 +146,7 @@ def _instructor_pages(site: Path) -> list[str]:
                   if 'class="instructor-only' in p.read_text(encoding="utf-8"))
 
 
-def test_instructor_only_pages_have_no_serious_accessibility_violation(browser, instructor_html):
+def test_instructor_only_pages_have_no_serious_accessibility_violation(desktop, instructor_html):
     import functools
     import http.server
     import threading
@@ -128,7 +159,7 @@ def test_instructor_only_pages_have_no_serious_accessibility_violation(browser, 
                                              functools.partial(_QuietHandler, directory=str(instructor_html)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        report = [f"{page}: {v}" for page in pages for v in visit(browser, f"http://127.0.0.1:{server.server_port}/{page}")]
+        report = [f"{page}: {v}" for page in pages for v in visit(desktop, f"http://127.0.0.1:{server.server_port}/{page}")]
         assert not report, "\n".join(report)
     finally:
         server.shutdown()

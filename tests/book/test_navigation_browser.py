@@ -1,8 +1,10 @@
 """Navigation as a reader uses it, on every page, on a phone (375 px, touch) and a desktop (1280 px).
 
-Each page is loaded once per size; that load is first checked for what does not fit (formulas, headings,
-tables, the page's width: tests/book/test_phone_layout.py's ``layout_problems``), then navigated.  On a
-phone, a page with quizzes also gets tests/book/test_quiz_browser.py's phone check of its first quiz on that load.
+On a phone each page is loaded once; that load is first checked for what does not fit (formulas, headings,
+tables, the page's width: tests/book/test_phone_layout.py's ``layout_problems``), then navigated.  A page with
+quizzes also gets tests/book/test_quiz_browser.py's phone check of its first quiz on that load.  At 1280 px the
+same two checks (:func:`desktop_problems`) run on the load of each page that tests/book/test_accessibility.py
+audits, before its audits.
 
 On a phone the ☰ button ("全书目录") and the page-contents button ("本页目录") each open their sidebar as a
 modal dialog, by touch and by keyboard; it closes with its "关闭" button, with Escape and by a tap on a
@@ -87,6 +89,7 @@ def _links_resolve(tab, book_html: Path, selector: str) -> list[str]:
     """Hrefs under ``selector`` that do not lead to a built page or an anchor of the open page."""
     broken = []
     here = tab.url
+    ids = None  # the open page's element ids, asked for once
     for href in tab.eval_on_selector_all(selector, "els => els.map(a => a.getAttribute('href'))"):
         if not href or href.startswith(("http://", "https://", "mailto:")):
             continue
@@ -95,7 +98,9 @@ def _links_resolve(tab, book_html: Path, selector: str) -> list[str]:
         if not (book_html / path).is_file():
             broken.append(href)
         elif target.fragment and path == unquote(urlsplit(here).path).lstrip("/"):
-            if tab.locator(f"[id='{unquote(target.fragment)}']").count() == 0:
+            if ids is None:
+                ids = set(tab.evaluate("[...document.querySelectorAll('[id]')].map(e => e.id)"))
+            if unquote(target.fragment) not in ids:
                 broken.append(href)
     return broken
 
@@ -165,7 +170,10 @@ def _phone(tab, book_html: Path, page: str) -> list[str]:
     return found
 
 
-def _desktop(tab, book_html: Path) -> list[str]:
+def desktop_problems(tab, book_html: Path) -> list[str]:
+    """On a page open at 1280 px: ☰ collapses and restores the left sidebar, the table of contents and the page
+    contents are shown with links to built pages, one search box, no English interface string.  Run on the load of
+    every page of the table of contents by tests/book/test_accessibility.py."""
     found: list[str] = []
     sidebar = tab.locator("#pst-primary-sidebar")
     primary = tab.locator(".primary-toggle")
@@ -195,9 +203,8 @@ def _desktop(tab, book_html: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("size", ["375", "1280"])
-def test_every_page_fits_and_both_sidebars_open_and_close(browser, book_html, site_url, size):
-    ctx = browser.new_context(**SIZES[size])
+def test_every_page_fits_and_both_sidebars_open_and_close_on_a_phone(browser, book_html, site_url):
+    ctx = browser.new_context(**SIZES["375"])
     tab = ctx.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda e: errors.append(f"page error: {e}"))
@@ -211,16 +218,15 @@ def test_every_page_fits_and_both_sidebars_open_and_close(browser, book_html, si
         for page in PAGES:
             tab.goto(f"{site_url}/{page}", wait_until="load")
             found = layout_problems(tab)  # before any click: the page as it loads (tests/book/test_phone_layout.py)
-            if size == "375" and tab.locator(".quiz").count():
+            if tab.locator(".quiz").count():
                 with_quizzes.append(page)
                 found += phone_quiz_problems(tab, page)
-            found += _phone(tab, book_html, page) if size == "375" else _desktop(tab, book_html)
+            found += _phone(tab, book_html, page)
             if found or errors:
                 report[page] = found + errors
                 errors.clear()
         assert not report, "\n".join(f"{page}: {p}" for page, ps in report.items() for p in ps)
-        if size == "375":
-            assert sorted(with_quizzes) == quiz_pages(book_html), "a page with quizzes is not in the table of contents"
+        assert sorted(with_quizzes) == quiz_pages(book_html), "a page with quizzes is not in the table of contents"
     finally:
         ctx.close()
 

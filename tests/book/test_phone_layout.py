@@ -1,7 +1,8 @@
 """Formulas, headings, search results and figures fit a phone (375 px) and a desktop (1280 px).
 
 In Debian's chromium, on every page (its formulas typeset at build time, book/_ext/static_math.py; checked by
-:func:`layout_problems` on the page loads of tests/book/test_navigation_browser.py):
+:func:`layout_problems` on the phone loads of tests/book/test_navigation_browser.py and the 1280 px loads of
+tests/book/test_accessibility.py):
 
 * no untypeset formula and no TeX in the article's text, every formula with its MathML and its TeX, and
   no math script (tests/book/mathcheck.py);
@@ -94,8 +95,9 @@ MISFITS = """() => {
 
 def layout_problems(tab) -> list[str]:
     """What does not fit on the open page: untypeset math (:data:`MATH_PROBLEMS`), :data:`MISFITS`, a page wider
-    than the screen.  Run on every page at both :data:`SIZES` by tests/book/test_navigation_browser.py, on the
-    load that also checks the page's navigation (one load per page and size for both)."""
+    than the screen.  Run on every page at both :data:`SIZES`, on the load that also checks the page's navigation:
+    at 375 px by tests/book/test_navigation_browser.py, at 1280 px by tests/book/test_accessibility.py (one load
+    per page and size for all of them)."""
     found = tab.evaluate(MATH_PROBLEMS) + tab.evaluate(MISFITS)
     overflow = tab.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     if overflow > 1:
@@ -286,18 +288,25 @@ PUNCTUATION_STARTS_LINE = """() => {
 }"""
 
 
-@pytest.mark.parametrize("width", [320, 375, 414])
-def test_no_line_starts_with_the_punctuation_after_a_formula(browser, site_url, width):
+def test_no_line_starts_with_the_punctuation_after_a_formula(browser, site_url):
     """Full-width punctuation after an inline formula stays on the formula's line (book/_ext/cjk_breaks.py),
-    on the pages with the most inline formulas, at three phone widths."""
-    ctx = browser.new_context(viewport={"width": width, "height": 800})
+    on the pages with the most inline formulas, at three phone widths (each page loaded once and laid out again
+    at each width)."""
+    ctx = browser.new_context(viewport={"width": 320, "height": 800})
     tab = ctx.new_page()
+    report = []
     try:
         for page in ("binary/probability", "binary/roc", "ap_auc/ap", "calibration/ece", "methodology/intervals",
                      "methodology/regression", "notation"):
+            tab.set_viewport_size({"width": 320, "height": 800})
             tab.goto(f"{site_url}/book/{page}.html", wait_until="load")
-            assert tab.locator("span.cjk-nobreak").count() > 0, f"{page}: no formula kept with its punctuation"
-            starts = tab.evaluate(PUNCTUATION_STARTS_LINE)
-            assert not starts, f"{page} at {width} px: a line starts with the punctuation after {starts[:3]}"
+            if tab.locator("span.cjk-nobreak").count() == 0:
+                report.append(f"{page}: no formula kept with its punctuation")
+            for width in (320, 375, 414):
+                tab.set_viewport_size({"width": width, "height": 800})
+                starts = tab.evaluate(PUNCTUATION_STARTS_LINE)
+                if starts:
+                    report.append(f"{page} at {width} px: a line starts with the punctuation after {starts[:3]}")
+        assert not report, "\n".join(report)
     finally:
         ctx.close()

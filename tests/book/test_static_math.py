@@ -4,13 +4,14 @@ On small pages written like Sphinx writes them (inline, numbered display, a note
 a bare amsmath environment): every formula becomes SVG with its MathML and its TeX, the equation number
 and its anchor stay, the page defines every glyph its formulas draw (and only those) once, no web font is
 shipped, a second pass changes nothing, and a formula MathJax cannot typeset fails with its page and its
-source.
+source.  A build typesets only the formulas that no earlier build of the book typeset, and writes the same pages.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import re
+import shutil
 import sys
 
 import pytest
@@ -102,3 +103,29 @@ def test_a_build_with_the_same_formulas_reuses_the_typesetting(site, tmp_path, m
     (site / "book" / "page.html").write_text(PAGE.replace("\\mathrm{TP}_k", "\\mathrm{FP}_k"), encoding="utf-8")
     with pytest.raises(AssertionError, match="Node started"):  # a changed formula: typeset again
         static_math.typeset_site(site, cache=cache)
+
+
+def test_another_build_of_the_book_reuses_its_typesetting(site, tmp_path, monkeypatch):
+    """The single-page build, the other edition and another deployment typeset only the formulas that no other
+    build of the book typeset, and write the pages a typesetting of their own would write."""
+    html_cache = tmp_path / "doctrees" / "static_math-html.json"
+    static_math.typeset_site(site, cache=html_cache)
+    single = tmp_path / "single"
+    new_formula = '<p>另一版才有的 <span class="math notranslate nohighlight">\\(\\hat{p}_i\\)</span>。</p></article>'
+    pages = {"all.html": PAGE, "more.html": PAGE.replace("</article>", new_formula)}
+
+    def written(reuse: tuple) -> dict[str, str]:
+        shutil.rmtree(single, ignore_errors=True)
+        single.mkdir()
+        for name, text in pages.items():
+            (single / name).write_text(text, encoding="utf-8")
+        static_math.typeset_site(single, cache=tmp_path / "doctrees" / "static_math-singlehtml.json", reuse=reuse)
+        return {name: (single / name).read_text(encoding="utf-8") for name in pages}
+
+    alone = written(())  # typeset on its own: what the build must write
+    (tmp_path / "doctrees" / "static_math-singlehtml.json").unlink()
+    typeset = []
+    render = static_math.render
+    monkeypatch.setattr(static_math, "render", lambda formulas, *a, **k: typeset.extend(formulas) or render(formulas, *a, **k))
+    assert written((html_cache,)) == alone
+    assert typeset == [static_math.Formula("\\hat{p}_i", False)]  # only the formula the other build did not have
