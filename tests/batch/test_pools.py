@@ -52,7 +52,7 @@ def test_close_without_run_stops_the_head_start(tmp_path):
     pool = pools.LocalPool(1, lambda msg: None, work=pool_work.slow)
     pool.head_start([_job(f"s{i}", tmp_path) for i in range(6)])
     pids = list(pool._executor._processes)
-    time.sleep(1.0)  # the worker has started a job
+    _started(tmp_path, "s0")  # the worker has begun the first job (a fixed wait let a slow start run three)
     pool.close()
     assert pids and not outlived(pids, timeout=10)
     time.sleep(3.0)
