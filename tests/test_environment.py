@@ -54,3 +54,19 @@ def test_importing_nbformat_compiles_no_grammar():
     code = "import sys, nbformat, jsonschema; print('rfc3987_syntax' in sys.modules, 'lark' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "False"]
+
+
+def test_no_two_packages_install_the_same_file():
+    """``make setup`` installs the two halves of requirements.txt with two pips side by side: safe only while no
+    two packages write the same file (one would overwrite the other's, in whichever order the pips got there)."""
+    owners: dict[str, list[str]] = {}
+    pins, pinned = _pinned(), {}
+    for dist in metadata.distributions():  # each package of requirements.txt once (not this repository's own)
+        if _canonical(dist.metadata["Name"]) in pins:
+            pinned.setdefault(_canonical(dist.metadata["Name"]), dist)
+    for dist in pinned.values():
+        for file in dist.files or ():
+            path = str(file)
+            if ".dist-info/" not in path and "__pycache__" not in path and not path.startswith(".."):
+                owners.setdefault(path, []).append(dist.metadata["Name"])
+    assert {p: names for p, names in owners.items() if len(names) > 1} == {}
