@@ -249,7 +249,8 @@ def _split(ps: dict) -> str:
             f"sandbox alone {start - cw:.3f} s; with the cells' CPU instead of their wall {start - cw + cc:.3f} s), "
             f"calls + checks {ps['calls_and_checks']:.3f} s, job set-up {ps['setup']:.3f} s, "
             f"waiting for admission {ps.get('admission_wait', 0.0):.3f} s, admitted beyond the cores "
-            f"{100 * ps.get('admitted_extra', 0.0):.0f} %; in the command: gradebook write {ps['db']:.3f} s, "
+            f"{100 * ps.get('admitted_extra', 0.0):.0f} % (on a leaving extra job's place, unmeasured: "
+            f"{100 * ps.get('admitted_handed_on', 0.0):.0f} %); in the command: gradebook write {ps['db']:.3f} s, "
             f"result files {ps.get('files', 0.0):.3f} s")
 
 

@@ -10,6 +10,12 @@ workers and their sandboxes, seen from the host's ``/proc``) were measured to us
 counts, so other programs' load does not make the pool look idle).  One worker measures at a time, so each
 extra job is admitted on a measurement that already counts the one admitted before it.
 
+A job admitted beyond the slots that leaves frees the core it computed on (a job computes at its end: the
+grader's checks): for :data:`HANDOFF_WINDOW` seconds after a measurement admitted a job, a waiting worker
+takes such a job's place at once instead of measuring again (the pool's demand stays what was measured:
+one job replaces another).  After the window the next admission beyond the slots is measured again, so
+runs that stopped waiting (a sleep that ended) are seen within it.
+
 Limits do not change: every cell and call is judged by the CPU time of its own run (the run's cgroup),
 with the wall-clock backstop of :meth:`Limits.wall_backstop <autograder.model.Limits.wall_backstop>`
 (5 x the CPU limit + 2 s); at most ``slots + extra`` runs share the machine's cores, so a run that
@@ -29,6 +35,8 @@ INTERVAL = 0.1  # seconds of measurement before an extra job is admitted
 PAUSE = 0.2  # seconds after a refusal before any worker of the pool measures again
 FREE_CORE = 0.75  # cores the pool must leave unused over INTERVAL to admit one more job
 MAX_FACTOR = 3  # slots + extra <= MAX_FACTOR x slots
+HANDOFF_WINDOW = 0.5  # seconds after an admitting measurement during which a leaving extra job's place is handed on
+HANDOFF_FRESH = 0.15  # seconds a handed-on place waits for a worker to take it (then it lapses)
 
 
 def _read(path: str) -> str:
@@ -109,40 +117,81 @@ class CpuGate:
         self._measure = ctx.Lock()  # one measurement at a time
         self._refused = ctx.Value("d", 0.0)  # time.monotonic() of the last refusal (shared: one clock per machine)
         self._freed = ctx.Condition(ctx.Lock())  # notified when a job leaves: a waiting worker takes its slot at once
+        self._admitted_at = ctx.Value("d", float("-inf"), lock=False)  # last admitting measurement (under running's lock)
+        self._handed = ctx.Value("i", 0, lock=False)  # places of extra jobs that left, for waiting workers (same lock)
+        self._handed_at = ctx.Value("d", 0.0, lock=False)  # when the last of them was handed on (same lock)
+        self.handed_on = ctx.Value("i", 0)  # jobs admitted on a handed-on place, in all (tests)
+        self.last = ""  # how this process's last job was admitted: "slot", "measured" or "handed" (run.json)
+
+    def _take(self) -> bool | None:
+        """Under ``running``'s lock: a free slot (False), a handed-on place (True) or nothing (None)."""
+        if self.running.value < self.slots:
+            self.running.value += 1
+            self.last = "slot"
+            return False
+        if self._handed.value > 0:
+            if time.monotonic() - self._handed_at.value <= HANDOFF_FRESH:
+                self._handed.value -= 1
+                self.running.value += 1
+                with self.admitted_extra.get_lock():
+                    self.admitted_extra.value += 1
+                with self.handed_on.get_lock():
+                    self.handed_on.value += 1
+                self.last = "handed"
+                return True
+            self._handed.value = 0  # nobody took it in time: the core it stood for may be in use again
+        return None
 
     def enter(self) -> bool:
         """Wait until this worker may start a job; True if it was admitted beyond ``slots``."""
         while True:
             with self.running.get_lock():
-                if self.running.value < self.slots:
-                    self.running.value += 1
-                    return False
-            with self._measure:
-                with self.running.get_lock():  # a job may have ended while this worker waited for the lock
-                    if self.running.value < self.slots:
-                        self.running.value += 1
-                        return False
-                # measuring costs ~10 ms of CPU for a pool of 40 processes: after a refusal nobody measures
-                # for PAUSE seconds (the workers waiting at the gate take turns)
-                pause = self._refused.value + PAUSE - time.monotonic()
-                if pause <= 0:
-                    if cpu_demand(self.root) <= self.slots - FREE_CORE:
-                        with self.running.get_lock():
-                            self.running.value += 1
-                        with self.admitted_extra.get_lock():
-                            self.admitted_extra.value += 1
-                        return True
-                    self._refused.value = time.monotonic()
-            # until the next measurement may run, or a job leaves (its slot is then taken without measuring)
+                took = self._take()
+            if took is not None:
+                return took
+            # one worker measures at a time; the others wait for a job to leave meanwhile (not for the lock:
+            # a slot or place freed during a measurement is taken at once)
+            pause = INTERVAL
+            if self._measure.acquire(False):
+                try:
+                    with self.running.get_lock():  # a job may have ended since the look above
+                        took = self._take()
+                    if took is not None:
+                        return took
+                    # measuring costs ~10 ms of CPU for a pool of 40 processes: after a refusal nobody measures
+                    # for PAUSE seconds (the workers waiting at the gate take turns)
+                    pause = self._refused.value + PAUSE - time.monotonic()
+                    if pause <= 0:
+                        if cpu_demand(self.root) <= self.slots - FREE_CORE:
+                            with self.running.get_lock():
+                                self.running.value += 1
+                                self._admitted_at.value = time.monotonic()
+                            with self.admitted_extra.get_lock():
+                                self.admitted_extra.value += 1
+                            self.last = "measured"
+                            return True
+                        self._refused.value = time.monotonic()
+                        pause = PAUSE
+                finally:
+                    self._measure.release()
+            # until the next measurement may run, or a job leaves (its slot or place is then taken without measuring)
             with self._freed:
                 with self.running.get_lock():
-                    free = self.running.value < self.slots
+                    free = self.running.value < self.slots or self._handed.value > 0
                 if not free:
                     self._freed.wait(min(max(pause, 0.02), PAUSE))
 
-    def leave(self) -> None:
+    def leave(self, extra: bool = False) -> None:
+        """A job ends; ``extra``: it was admitted beyond the slots (:meth:`enter` returned True), so its place
+        goes to a waiting worker without a measurement while the last admitting one is recent (module docstring)."""
         with self.running.get_lock():
             self.running.value -= 1
+            now = time.monotonic()
+            if extra and self.running.value >= self.slots and now - self._admitted_at.value <= HANDOFF_WINDOW:
+                if now - self._handed_at.value > HANDOFF_FRESH:
+                    self._handed.value = 0
+                self._handed.value += 1
+                self._handed_at.value = now
         with self._freed:
             self._freed.notify_all()
 
@@ -170,7 +219,8 @@ def admitted(work, data: dict) -> dict:
     try:
         payload = work(data)
     finally:
-        gate.leave()
+        gate.leave(extra)
     if isinstance(payload, dict) and isinstance(payload.get("timing"), dict):
-        payload["timing"].update({"admission_wait": round(waited, 4), "admitted_extra": int(extra)})
+        payload["timing"].update({"admission_wait": round(waited, 4), "admitted_extra": int(extra),
+                                  "admitted_handed_on": int(gate.last == "handed")})
     return payload

@@ -96,8 +96,10 @@ def local_extra(workers: int) -> int:
 # grading process that imports the grading engine (NumPy included) before any worker exists, never grades and
 # holds no sandbox, student data or thread of the grader; each worker is a fork of it (~10 ms instead of a new
 # interpreter importing the engine, 0.3 s of CPU per worker).  A worker gets its grader's environment as it
-# was when the pool was made (initializer), as a spawned one would.
-PRELOAD = ["autograder.batch.pools", "autograder.check"]
+# was when the pool was made (initializer), as a spawned one would.  IPython's input transformer, which the
+# first notebook with a "%", "!" or "?" needs (check.prepare), is imported there too (~40 ms of CPU once, not in
+# every worker).
+PRELOAD = ["autograder.batch.pools", "autograder.check", "IPython.core.inputtransformer2"]
 
 
 def local_context() -> multiprocessing.context.BaseContext:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import resource
 import sys
@@ -19,6 +20,13 @@ MASKED_PACKAGES = ("sklearn", "scipy")
 
 def python_paths() -> list[str]:
     """Directories the sandboxed interpreter needs (read-only)."""
+    return list(_python_paths())
+
+
+@functools.lru_cache(maxsize=1)
+def _python_paths() -> tuple[str, ...]:
+    """:func:`python_paths`, worked out once per process (sysconfig and the interpreter's real path: ~0.6 ms of
+    CPU, asked for every run of the student's code)."""
     paths = {sys.prefix, sys.base_prefix, sysconfig.get_paths()["stdlib"]}
     exe = Path(sys.executable)
     paths.add(str(exe.parent))
@@ -29,9 +37,10 @@ def python_paths() -> list[str]:
         if any(p == q or p.startswith(q.rstrip("/") + "/") for q in out):
             continue
         out.append(p)
-    return out
+    return tuple(out)
 
 
+@functools.lru_cache(maxsize=1)
 def _site_packages() -> str:
     return sysconfig.get_paths()["purelib"]
 

@@ -24,6 +24,12 @@ def serve(first, send, recv, read):
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
     libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: a child cannot ptrace or read/write the zygote's memory
+    # what the zygote loaded is never collected in a child: its garbage collector then walks (and writes, so
+    # copies) none of those objects' pages (each run is a fork: copy on write)
+    import gc
+
+    gc.collect()
+    gc.freeze()
     send({"op": "zygote_ready"})
     while True:
         msg = recv()
