@@ -25,7 +25,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .test_phone_layout import SIZES, layout_problems
-from .test_quiz_browser import SHOTS, phone_quiz_problems, quiz_pages
+from .test_quiz_browser import SHOTS, phone_quiz_problems, quiz_pages, request_failed
 from .test_site_browser import PAGES
 
 pytestmark = pytest.mark.slow
@@ -211,7 +211,7 @@ def test_every_page_fits_and_both_sidebars_open_and_close_on_a_phone(browser, bo
     # as tests/book/test_quiz_browser.py's open_page: console errors, failed requests and HTTP errors of each load
     tab.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     tab.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-    tab.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
+    tab.on("requestfailed", lambda r: (problem := request_failed(r)) and errors.append(problem))
     with_quizzes = []
     try:
         report = {}

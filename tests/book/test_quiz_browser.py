@@ -67,14 +67,22 @@ def open_page(browser, url, math=True, **context):
     return ctx, page, problems
 
 
+def request_failed(r) -> str | None:
+    """The problem of a failed request, or ``None`` for the site icon that the browser fetches after a page has
+    loaded and drops when the tab goes on to the next page (``net::ERR_ABORTED``; a missing icon is an HTTP 404)."""
+    if r.failure == "net::ERR_ABORTED" and r.url.endswith("/_static/favicon.svg"):
+        return None
+    return f"request failed: {r.url} {r.failure}"
+
+
 def watch(page) -> list[str]:
     """The list of the problems of the tab ``page`` from now on, kept up to date while it is used: console errors,
-    page errors, HTTP errors and failed requests."""
+    page errors, HTTP errors and failed requests (:func:`request_failed`)."""
     problems: list[str] = []
     page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    page.on("requestfailed", lambda r: (problem := request_failed(r)) and problems.append(problem))
     return problems
 
 
