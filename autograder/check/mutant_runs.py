@@ -8,6 +8,7 @@ trusted process, by :mod:`.mutants`.  Nothing is decided before all runs are don
 
 from __future__ import annotations
 
+import functools
 import inspect
 import random
 from pathlib import Path
@@ -50,7 +51,7 @@ def _impl_handler(family: str, variant: str):
                 raise wire.WireError("")
             name = str(msg.get("fn"))
             try:  # every implementation takes the reference's arguments; a wrong call says so, the same for all
-                inspect.signature(getattr(reference, name)).bind(*args, **kwargs)
+                _reference_signature(name).bind(*args, **kwargs)
             except TypeError:
                 return {"ok": False, "exc_type": "TypeError", "msg": f"调用参数与 {name} 的签名不符"}
             with np.errstate(all="ignore"):
@@ -66,6 +67,13 @@ def _impl_handler(family: str, variant: str):
             return {"ok": False, "exc_type": type(exc).__name__, "msg": type(exc).__name__}
 
     return handle
+
+
+@functools.lru_cache(maxsize=64)
+def _reference_signature(name: str) -> inspect.Signature:
+    """The signature of the reference's function ``name`` (an implementation of it was found: a known name),
+    worked out once per process instead of for each of the hundreds of calls a test makes."""
+    return inspect.signature(getattr(reference, name))
 
 
 def _items(x) -> int:

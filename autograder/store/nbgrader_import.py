@@ -11,6 +11,12 @@ extensions (tornado handlers, the exchange, nbconvert, requests ...).  With json
   access to any other attribute of the package runs the real ``__init__`` in it (module ``__getattr__``),
   so a server that loads nbgrader's extensions later still finds them.
 
+* ``nbgrader.utils`` (which ``nbgrader.api`` imports) takes three archive helpers from setuptools, which only
+  nbgrader's collection of zipped submissions calls; importing setuptools (and ``pkg_resources`` with it) was about
+  a quarter of the gradebook's import (~0.2 s of CPU).  While ``nbgrader.utils`` is imported, a stand-in module
+  gives it three functions that import the real ones at their first call; the stand-in leaves ``sys.modules`` at
+  once, so any later import of ``setuptools.archive_util`` gets the real module.
+
 It applies only if nbgrader is not imported yet in this process; call :func:`prepare` before the first import
 of nbgrader (:mod:`.gradebook` does).
 """
@@ -63,10 +69,42 @@ def _package_stub(name: str) -> types.ModuleType | None:
     return module
 
 
+ARCHIVE_MODULE = "setuptools.archive_util"
+ARCHIVE_FUNCTIONS = ("unpack_archive", "unpack_tarfile", "unpack_zipfile")  # what nbgrader.utils imports from it
+
+
+def _deferred(module: str, name: str):
+    """A function that imports ``module`` at its first call and calls its ``name``."""
+    def call(*args, **kwargs):
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"``{module}.{name}``, imported when first called."
+    return call
+
+
+def _import_utils() -> None:
+    """Import ``nbgrader.utils`` with :data:`ARCHIVE_MODULE` standing in (see the module); nothing if either is
+    imported already."""
+    if "nbgrader.utils" in sys.modules or ARCHIVE_MODULE in sys.modules:
+        return
+    stand_in = types.ModuleType(ARCHIVE_MODULE)
+    for name in ARCHIVE_FUNCTIONS:
+        setattr(stand_in, name, _deferred(ARCHIVE_MODULE, name))
+    sys.modules[ARCHIVE_MODULE] = stand_in
+    try:
+        importlib.import_module("nbgrader.utils")
+    finally:
+        if sys.modules.get(ARCHIVE_MODULE) is stand_in:
+            del sys.modules[ARCHIVE_MODULE]
+
+
 def prepare() -> None:
-    """Register the light ``nbgrader`` package, unless it is already imported."""
+    """Register the light ``nbgrader`` package and import ``nbgrader.utils`` without setuptools, unless nbgrader is
+    already imported."""
     with _lock:
         if "nbgrader" not in sys.modules:
             module = _package_stub("nbgrader")
             if module is not None:
                 sys.modules["nbgrader"] = module
+                _import_utils()
