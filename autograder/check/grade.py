@@ -12,6 +12,7 @@ from .diagnose import Observed, diagnose
 from .expected import expects_error
 from .mutant_runs import run_mutants
 from .prepare import cell_label, prepare
+from .render import show_call
 from .specs import Assignment
 
 
@@ -116,7 +117,8 @@ def _gate_validation(assignment: Assignment, results: dict[str, CaseResult]) -> 
         for case in assignment.cases:
             if case.function == fn and expects_error(case) and results[case.id].passed:
                 r = results[case.id]
-                results[case.id] = CaseResult(False, r.call, r.expected, r.got,
+                call = r.call or (show_call(case.function, case.args, case.kwargs) if case.kind == "ref" else "")
+                results[case.id] = CaseResult(False, call, r.expected, r.got,
                                               f"函数拒绝了这个非法输入，但它{why}：只有在函数能正确计算时，拒绝非法输入的用例才计分")
                 voided.add(case.id)
     return voided
