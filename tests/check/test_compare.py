@@ -50,3 +50,26 @@ def test_an_object_claiming_equality_is_never_equal():
             return True
 
     assert compare(0.5, _decoded(AlwaysEqual())) is not None
+
+
+def test_float_arrays_are_compared_element_by_element_as_single_floats():
+    """The one-pass comparison of float arrays agrees with the scalar rule on every element (NaN only equals NaN,
+    an infinity only itself, 1e-9 relative and absolute tolerance, overflowing differences) and names the first
+    element that differs, as the element-by-element loop did."""
+    from autograder.check import compare as cmp
+
+    rng = np.random.default_rng(7)
+    specials = [0.0, -0.0, 1.0, 1 + 1e-10, 1 + 1e-8, 1e308, -1e308, 5e-324, float("nan"), float("inf"), float("-inf")]
+    for _ in range(200):
+        n = int(rng.integers(1, 12))
+        e = rng.choice(specials, n)
+        g = np.where(rng.random(n) < 0.5, e, rng.choice(specials, n))
+        g = np.where(rng.random(n) < 0.2, e + rng.normal(0, 1e-9, n), g)
+        scalar = [cmp._close(a, b) for a, b in zip(g.tolist(), e.tolist())]
+        assert cmp._close_all(g, e).tolist() == scalar
+        why = cmp.compare(e, g)
+        if all(scalar):
+            assert why is None
+        else:
+            i = scalar.index(False)
+            assert why == f"返回值 第 {i} 个元素应为 {e.tolist()[i]!r}，实际为 {g.tolist()[i]!r}"
