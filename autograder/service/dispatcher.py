@@ -28,7 +28,7 @@ from ..batch.version import fingerprint
 from ..check import all_assignments
 from ..model import Limits, SubmissionResult
 from . import counting
-from .queue import Queue
+from .queue import FILE_LOST, NOT_CONFIGURED, SYSTEM_FAILED, Queue
 
 
 def _received(job: Job, payload: dict) -> tuple[SubmissionResult, str]:
@@ -156,7 +156,7 @@ class Dispatcher:
             if claim is None:
                 return None
             if claim.assignment not in self.courses:
-                self.queue.failed(claim.id, f"作业 {claim.assignment} 已不在课程配置中，无法评分")
+                self.queue.failed(claim.id, NOT_CONFIGURED.format(assignment=claim.assignment))
                 continue
             notebook, source, _ = self.courses[claim.assignment]
             path = self.data_root / claim.path
@@ -165,7 +165,7 @@ class Dispatcher:
             except OSError:
                 data = None
             if data is None or hashlib.sha256(data).hexdigest() != claim.sha256:
-                self.queue.failed(claim.id, "提交的文件在服务器上丢失或已损坏，请重新提交")
+                self.queue.failed(claim.id, FILE_LOST)
                 continue
             job = make_job(claim.student_id, claim.assignment, notebook, path, source,
                            fingerprint(self.sources[claim.assignment], data), sandbox=self.sandbox,
@@ -175,7 +175,7 @@ class Dispatcher:
     def _record(self, store, job: Job, payload: dict | None, error: str | None) -> None:
         sid = job.tag
         if error is not None:
-            self.queue.failed(sid, f"评分系统未能完成评分：{error}")
+            self.queue.failed(sid, SYSTEM_FAILED + error)  # the whole reason, for instructors (queue.error_for)
             self.log(f"{job.name} ({sid[:6]})：未能评分（{error}）")
             return
         try:

@@ -14,10 +14,17 @@ A submission that had a result before (an instructor's regrade put it back into 
 a failure of the grading: it goes back to ``graded`` with its previous result, which keeps counting, and the
 failure as its ``error`` (:data:`REGRADE_FAILED`), shown beside that result and counted in the regrade's progress.
 A failure of the grading system is not the student's: it must not lower (or raise) a grade.
+
+The ``error`` column keeps the whole reason for the instructors.  A student reads it through :func:`error_for`:
+the reasons written for students (:data:`FILE_LOST`, :data:`NOT_CONFIGURED`, :data:`GAVE_UP`) as they are,
+any other (the grading system's own failure, :data:`SYSTEM_FAILED` and the pool's error: a worker's host name,
+a grader's exception, a sandbox's or a scratch folder's details) replaced by :data:`STUDENT_SYSTEM_FAILED`, or
+on an attempt that keeps its previous result by :data:`STUDENT_REGRADE_FAILED`.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 
@@ -28,9 +35,66 @@ from .database import SUBMISSIONS as S
 from .database import Database
 
 MAX_TRIES = 3
+# The reasons of a failure written for the student, shown to them as they are (:func:`error_for`).
 GAVE_UP = "评分在完成之前反复中断（服务进程在评分这份提交时退出了 {n} 次），已放弃；请联系教师"
+FILE_LOST = "提交的文件在服务器上丢失或已损坏，请重新提交"
+NOT_CONFIGURED = "作业 {assignment} 已不在课程配置中，无法评分"
+#: The start of the reason the grading loop records when the pool could not grade a submission; the pool's error
+#: follows (it can name the worker's host, a sandbox's or a scratch folder's state, a grader's exception): for
+#: instructors only.
+SYSTEM_FAILED = "评分系统未能完成评分："
 #: The note on an attempt whose regrade could not finish (it keeps its previous result).
 REGRADE_FAILED = "重新评分没有完成（{reason}），这次提交保留并沿用上一次的评分结果"
+#: What a student reads in place of a reason not written for them: a new attempt that could not be graded ...
+STUDENT_SYSTEM_FAILED = ("评分系统出了故障，没能完成这次提交的评分；这不是你的代码的问题。故障的详细情况已经记录，"
+                         "教师可以查看并为这次提交重新评分。你可以稍后再提交一次；如果仍然失败，"
+                         "或者 24 小时内的提交次数已经用完，请联系教师。")
+#: ... and an attempt whose regrade could not finish.
+STUDENT_REGRADE_FAILED = ("重新评分没有完成：评分系统出了故障（这不是你的代码的问题）。"
+                          "这次提交保留并沿用上一次的评分结果，你不需要做什么。")
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    """The texts ``template`` formats to: its own text, some text in place of each ``{field}``."""
+    return re.compile(".+".join(re.escape(part) for part in re.split(r"\{\w+\}", template)), re.DOTALL)
+
+
+_FOR_STUDENTS = [_pattern(t) for t in (GAVE_UP, FILE_LOST, NOT_CONFIGURED)]
+_REGRADE_HEAD, _REGRADE_TAIL = REGRADE_FAILED.split("{reason}")
+
+
+def for_students(reason: str) -> bool:
+    """Whether ``reason`` (of :meth:`Queue.failed`) is one written for the student (:data:`GAVE_UP`,
+    :data:`FILE_LOST`, :data:`NOT_CONFIGURED`); every other reason is the grading system's own."""
+    return any(p.fullmatch(reason) for p in _FOR_STUDENTS)
+
+
+def error_for(error: str | None, *, instructor: bool) -> str | None:
+    """What the ``error`` of a submission row says to its reader.
+
+    Parameters
+    ----------
+    error
+        The stored reason: the failure's (a ``failed`` row) or :data:`REGRADE_FAILED` with it (a ``graded``
+        row that kept its previous result); None when there is none.
+    instructor
+        Whether an instructor reads it (then the whole reason, as stored).
+
+    Returns
+    -------
+    str or None
+        ``error`` itself for an instructor, or when its reason is written for the student
+        (:func:`for_students`); else :data:`STUDENT_REGRADE_FAILED` for a regrade's note and
+        :data:`STUDENT_SYSTEM_FAILED` for a failure, neither naming the reason (a text cut to its 2,000
+        characters counts as not written for the student).
+    """
+    if error is None or instructor:
+        return error
+    if error.startswith(_REGRADE_HEAD):
+        reason = error[len(_REGRADE_HEAD):]
+        shown = reason.endswith(_REGRADE_TAIL) and for_students(reason[:-len(_REGRADE_TAIL)])
+        return error if shown else STUDENT_REGRADE_FAILED
+    return error if for_students(error) else STUDENT_SYSTEM_FAILED
 
 
 def finish_failed(con: sa.Connection, where, reason: str, now: float) -> int:

@@ -30,7 +30,7 @@ import sqlalchemy as sa
 from ..check import all_assignments
 from ..model import SubmissionResult
 from ..store.report import FEEDBACK_POLICIES
-from . import grade_sheet, overrides
+from . import grade_sheet, overrides, queue
 from .codes import Account
 from .counting import counting_rows, effective_score, with_penalty
 from .database import ACCOUNTS, SUBMISSIONS, Database
@@ -45,6 +45,16 @@ COUNTS_TEXT = {
     "best": ("计入成绩的是得分最高的一次提交（迟交的得分先乘以迟交系数再比较；同分时取较早的一次）", "按得分最高的一次计"),
     "last": ("计入成绩的是最后一次评分完成的提交（无论高低）", "按最后一次提交计"),
 }
+
+
+def error_shown(row, viewer: Account | None) -> str | None:
+    """Why the submission ``row`` could not be graded, or its regrade could not finish (a ``graded`` row that kept
+    its previous result), as ``viewer`` may read it (:func:`.queue.error_for`): an instructor the whole stored
+    reason, a student (or None: the student) no internal detail of the grading system; None while it is queued
+    or being graded."""
+    if row.status not in ("graded", "failed"):
+        return None
+    return queue.error_for(row.error, instructor=viewer is not None and viewer.is_instructor)
 
 
 def utc(t: float) -> datetime:
@@ -236,7 +246,7 @@ class Submissions:
         (:class:`NotReady` before)."""
         if row.status != "graded":
             raise NotReady("这份提交还没有评分完成" if row.status in ("queued", "grading") else
-                           f"这份提交未能评分：{row.error or ''}")
+                           f"这份提交未能评分：{error_shown(row, account) or ''}")
         result = with_penalty(SubmissionResult.from_json(json.loads(row.result_json)), row.penalty)
         policy = self.policy_for(row.student_id, row.assignment) if row.assignment in self.course.assignments else None
         now = self.clock()
@@ -276,7 +286,7 @@ class Submissions:
             s = scores(row)
             out.append(Attempt(row.id, number, row.student_id, row.assignment, row.status, row.created_at,
                                row.graded_at if row.status in ("graded", "failed") else None, row.filename, bool(row.late),
-                               row.penalty, s.score, s.raw_score, s.max_score, row.error if row.status in ("graded", "failed") else None,
+                               row.penalty, s.score, s.raw_score, s.max_score, error_shown(row, viewer),
                                position, row.id == counting_id, result, shown, FEEDBACK_POLICIES[shown],
                                bool(row.settled), named))
         out.reverse()

@@ -179,9 +179,10 @@ def test_a_regrade_graded_out_of_order_never_moves_the_count_away_and_back(site)
 
 def test_a_regrade_that_fails_keeps_the_previous_result_and_says_why(site):
     """The grading system fails on a regraded attempt: the attempt keeps its result, which keeps counting; the
-    API, the student's page and the regrade's progress say that the regrade did not finish, and why."""
+    API, the student's page and the regrade's progress say that the regrade did not finish; the instructor's API
+    says why (the student's page does not: :func:`test_a_student_never_reads_why_the_grading_system_failed`)."""
     from autograder.service import regrade
-    from autograder.service.queue import REGRADE_FAILED
+    from autograder.service.queue import REGRADE_FAILED, STUDENT_REGRADE_FAILED
 
     first = submit(site)
     record(site, site.gradebook, 7)
@@ -194,7 +195,7 @@ def test_a_regrade_that_fails_keeps_the_previous_result_and_says_why(site):
     assert grades(site) == {"s001": 7} and site.gradebook.scores[("s001", A1)] == 7
     student, _ = site.signed_in("s001")
     page = student.get(f"/assignments/{A1}").text
-    assert "重新评分没有完成（沙箱未能启动）" in page and "计入成绩" in page
+    assert STUDENT_REGRADE_FAILED in page and "沙箱未能启动" not in page and "计入成绩" in page
     progress = regrade.latest(site.db, A1)
     assert (progress.total, progress.done, progress.failed, progress.finished) == (1, 1, 1, True)
     regrade.request(site.db, A1, "teacher")  # a new regrade clears the note; its success removes it for good
@@ -227,6 +228,9 @@ def test_a_regrade_that_keeps_being_interrupted_keeps_the_previous_result(site):
     doc = _status(site, fresh)
     assert (doc["status"], doc["score"], doc["error"]) == ("failed", None, GAVE_UP.format(n=MAX_TRIES))
     assert grades(site) == {"s001": 5}
+    student = site.client("s001")  # a reason written for the student: they read it as it is
+    assert student.get(f"/api/v1/submissions/{first}").json()["error"] == REGRADE_FAILED.format(reason=GAVE_UP.format(n=MAX_TRIES))
+    assert student.get(f"/api/v1/submissions/{fresh}").json()["error"] == GAVE_UP.format(n=MAX_TRIES)
 
 
 def test_the_dashboard_counts_a_regrade_that_failed_as_its_progress_does(site):
@@ -249,6 +253,112 @@ def test_the_dashboard_counts_a_regrade_that_failed_as_its_progress_does(site):
     regrade.request(site.db, A1, "teacher")  # graded again: nothing is left to name
     record(site, site.gradebook, 8)
     assert site.service.figures(A1)["f"]["regrade_failed"] == 0 and _status(site, first)["error"] is None
+
+
+# What the pool reports when the grading system itself fails (autograder.batch.jobs.JobError, pools.py), with what
+# of it a student must never read: the worker's host, a path, an exception, a sandbox's details.
+SYSTEM_ERRORS = {
+    "sandbox": ("工作节点 grader-node-17 无法使用沙箱：bwrap: setting up uid map: Permission denied",
+                ["grader-node-17", "bwrap", "uid map"]),
+    "interpreter": ("工作节点 grader-node-17 的 Python 解释器出错：[Errno 2] No such file or directory: "
+                    "'/opt/grading/venv/bin/python3'", ["grader-node-17", "/opt/grading", "Errno"]),
+    "grader": ("评分程序出错：KeyError: 'answer_cell_7'", ["评分程序出错", "KeyError", "answer_cell_7"]),
+    "worker": ("评分工作进程反复意外退出", ["工作进程", "意外退出"]),
+    "scratch": ("评分临时目录已满（/srv/grading/scratch）：No space left on device", ["/srv/grading", "临时目录", "No space"]),
+}
+
+
+def _fail(site: Site, error: str) -> str:
+    """Claim the queued submission and let the grading loop record that the pool could not grade it (``error``,
+    the pool's message); its id."""
+    claim = site.queue.claim(now=site.clock())
+    loop(site)._record(site.gradebook, Job(claim.student_id, claim.assignment, "stub", tag=claim.id), None, error)
+    return claim.id
+
+
+def _read_by(site: Site, who: str, submission_id: str) -> dict[str, str]:
+    """Every text that shows ``who`` why the submission could not be graded: the API's submission and listing
+    (their ``error``), the feedback's refusal, and the pages (a student's assignment page and its live region; the
+    submission's page and its live region; an instructor's page of the student)."""
+    api = site.client(who)
+    client, _ = site.signed_in(who)
+    listed = api.get("/api/v1/submissions", params={"assignment": A1}).json()["submissions"]
+    texts = {"api": api.get(f"/api/v1/submissions/{submission_id}").json()["error"],
+             "listing": next(d for d in listed if d["id"] == submission_id)["error"]}
+    feedback = api.get(f"/api/v1/submissions/{submission_id}/feedback")
+    if feedback.status_code == 409:  # not graded: the refusal says why
+        texts["feedback"] = feedback.json()["error"]
+    pages = [f"/submissions/{submission_id}", f"/submissions/{submission_id}/live"]
+    pages += ["/instructor/students/s001"] if who == "instructor" else [f"/assignments/{A1}", f"/assignments/{A1}/live"]
+    for path in pages:
+        r = client.get(path)
+        assert r.status_code == 200, (path, r.text)
+        texts[path] = r.text
+    return texts
+
+
+@pytest.mark.parametrize("kind", list(SYSTEM_ERRORS))
+def test_a_student_never_reads_why_the_grading_system_failed(site, kind):
+    """The pool could not grade a new attempt (a worker's sandbox, interpreter or scratch folder, a grader's bug, a
+    worker that kept dying): the database and the instructor keep the whole reason; the student's API, feedback
+    refusal and pages say that the grading system failed, that it is not their code, and what to do - and nothing
+    of the reason (they showed it whole, the worker's host name included)."""
+    from autograder.service.queue import STUDENT_SYSTEM_FAILED, SYSTEM_FAILED
+
+    error, secrets = SYSTEM_ERRORS[kind]
+    submit(site)
+    sid = _fail(site, error)
+    assert _status(site, sid)["status"] == "failed"
+    for where, text in _read_by(site, "s001", sid).items():
+        assert STUDENT_SYSTEM_FAILED in text, where
+        assert SYSTEM_FAILED not in text and not [s for s in secrets if s in text], (where, text)
+    for where, text in _read_by(site, "instructor", sid).items():
+        assert secrets[0] in text and SYSTEM_FAILED in text and STUDENT_SYSTEM_FAILED not in text, where
+    assert _status(site, sid)["error"] == SYSTEM_FAILED + error
+
+
+@pytest.mark.parametrize("kind", ["sandbox", "grader"])
+def test_a_student_never_reads_why_the_grading_system_failed_on_a_regrade(site, kind):
+    """The pool could not grade a regraded attempt: it keeps its previous result; its student reads that the
+    regrade did not finish and the earlier result still counts, without the reason; the instructor reads why."""
+    from autograder.service import regrade
+    from autograder.service.queue import REGRADE_FAILED, STUDENT_REGRADE_FAILED, SYSTEM_FAILED
+
+    error, secrets = SYSTEM_ERRORS[kind]
+    first = submit(site)
+    record(site, site.gradebook, 7)
+    regrade.request(site.db, A1, "teacher")
+    assert _fail(site, error) == first
+    doc = site.client("s001").get(f"/api/v1/submissions/{first}").json()
+    assert (doc["status"], doc["score"], doc["error"]) == ("graded", 7, STUDENT_REGRADE_FAILED)
+    for where, text in _read_by(site, "s001", first).items():
+        assert STUDENT_REGRADE_FAILED in text, where
+        assert SYSTEM_FAILED not in text and not [s for s in secrets if s in text], (where, text)
+    student, _ = site.signed_in("s001")
+    assert "计入成绩" in student.get(f"/assignments/{A1}").text
+    for where, text in _read_by(site, "instructor", first).items():
+        assert secrets[0] in text and SYSTEM_FAILED in text and STUDENT_REGRADE_FAILED not in text, where
+    assert _status(site, first)["error"] == REGRADE_FAILED.format(reason=SYSTEM_FAILED + error)
+    assert regrade.latest(site.db, A1).failed == 1
+
+
+def test_a_stored_file_that_is_gone_is_told_to_the_student_as_it_is(site):
+    """A reason written for the student (the stored file is gone: submit again) reaches them whole, on a new
+    attempt and on a regraded one alike."""
+    from autograder.service import regrade
+    from autograder.service.queue import FILE_LOST, REGRADE_FAILED
+
+    first = submit(site)
+    record(site, site.gradebook, 7)
+    fresh = submit(site)
+    regrade.request(site.db, A1, "teacher", submission_id=first)
+    for path in site.service.data_root.rglob("*.ipynb"):
+        path.unlink()
+    assert loop(site)._claim() is None  # both refused by the grading loop
+    for who in ("s001", "instructor"):
+        failed, kept = _read_by(site, who, fresh), _read_by(site, who, first)
+        assert all(FILE_LOST in text for text in failed.values()), who
+        assert all(REGRADE_FAILED.format(reason=FILE_LOST) in text for text in kept.values()), who
 
 
 @pytest.mark.parametrize("kind", ["unreadable", "someone_else", "unstorable"])

@@ -143,8 +143,12 @@ def test_two_service_processes_on_one_postgresql_one_grading_on_dask(corpus, ref
 
 
 def test_grading_that_keeps_failing_ends_failed_with_the_reason(tmp_path):
+    """The instructor reads the reason (the scratch folder's path among it); the student that the grading system
+    failed, without it."""
     from tests.service.server import notebook_bytes
     import make_corpus
+
+    from autograder.service.queue import STUDENT_SYSTEM_FAILED, SYSTEM_FAILED
 
     data = tmp_path / "failing"
     codes = make_course(data, ["s1"], config=CONFIG)
@@ -155,8 +159,11 @@ def test_grading_that_keeps_failing_ends_failed_with_the_reason(tmp_path):
         with server.client(codes["s1"]) as c:
             sid = submit(c, "ps1_threshold_metrics", notebook_bytes(make_corpus.solution("ps1_threshold_metrics"))).json()["id"]
             doc = wait_done(c, [sid], timeout=120)[sid]
+        with server.client(codes["instructor"]) as c:
+            full = c.get(f"/api/v1/submissions/{sid}").json()["error"]
     finally:
         server.stop()
     assert doc["status"] == "failed" and doc["score"] is None
-    assert "评分系统未能完成评分" in doc["error"] and "临时目录" in doc["error"]
+    assert full.startswith(SYSTEM_FAILED) and "临时目录" in full and str(not_a_folder) in full
+    assert doc["error"] == STUDENT_SYSTEM_FAILED
     assert "重试" in server.log.read_text()  # the pool's retries came first

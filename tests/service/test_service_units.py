@@ -18,6 +18,7 @@ from autograder.service.errors import Invalid, TooLarge
 from autograder.service.web import forms
 from autograder.service.database import SUBMISSIONS
 from autograder.service.policy import PolicyError, load_policy, parse_policy
+from autograder.service import queue
 from autograder.service.queue import GAVE_UP, MAX_TRIES, Queue
 
 REPO = Path(__file__).resolve().parents[2]
@@ -231,6 +232,29 @@ def test_an_expired_lease_is_claimed_again_and_gives_up_after_max_tries(db):
     with db.read() as con:
         row = con.execute(sa.select(SUBMISSIONS).where(SUBMISSIONS.c.id == "x")).first()
     assert row.status == "failed" and row.error == GAVE_UP.format(n=MAX_TRIES)
+
+
+def test_a_student_reads_the_reasons_written_for_them_and_no_other():
+    """:func:`~autograder.service.queue.error_for`: an instructor reads every stored reason whole; a student reads the
+    ones written for them (and a regrade's note naming one) as they are, any other only as the grading system's
+    failure - also a text that merely looks like one of theirs, or a regrade's note cut short."""
+    host = f"{queue.SYSTEM_FAILED}工作节点 grader-7 无法使用沙箱：bwrap 不可用"
+    ours = [GAVE_UP.format(n=MAX_TRIES), queue.FILE_LOST, queue.NOT_CONFIGURED.format(assignment="ps9_gone")]
+    for error in [host, *ours, "沙箱未能启动", ""]:
+        regraded = queue.REGRADE_FAILED.format(reason=error)
+        assert queue.error_for(error, instructor=True) == error
+        assert queue.error_for(regraded, instructor=True) == regraded
+        if error in ours:
+            assert (queue.error_for(error, instructor=False), queue.error_for(regraded, instructor=False)) == (error, regraded)
+        else:
+            assert queue.error_for(error, instructor=False) == queue.STUDENT_SYSTEM_FAILED
+            assert queue.error_for(regraded, instructor=False) == queue.STUDENT_REGRADE_FAILED
+    assert queue.error_for(None, instructor=False) is None and queue.error_for(None, instructor=True) is None
+    cut = queue.REGRADE_FAILED.format(reason=f"{queue.FILE_LOST}{'x' * 3000}")[:2000]
+    assert queue.error_for(cut, instructor=False) == queue.STUDENT_REGRADE_FAILED
+    assert queue.error_for(f"{queue.FILE_LOST}（grader-7）", instructor=False) == queue.STUDENT_SYSTEM_FAILED
+    for text in (queue.STUDENT_SYSTEM_FAILED, queue.STUDENT_REGRADE_FAILED):  # what to do, in the student's words
+        assert "不是你的代码的问题" in text and "grader-7" not in text
 
 
 def test_release_gives_back_without_counting_a_try(db):

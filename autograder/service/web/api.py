@@ -39,7 +39,8 @@ from starlette.routing import Route
 from ...store import report
 from .. import sessions
 from ..errors import Invalid
-from ..submissions import scores
+from ..codes import Account
+from ..submissions import error_shown, scores
 from . import auth
 from .forms import FORM_OVERHEAD, parse_form, read_capped
 
@@ -50,8 +51,9 @@ def iso(t: float | None) -> str | None:
     return None if t is None else datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
 
 
-def submission_json(row) -> dict[str, Any]:
-    """A submission as the API shows it (its score: :func:`~autograder.service.submissions.scores`)."""
+def submission_json(row, viewer: Account) -> dict[str, Any]:
+    """A submission as the API shows it to ``viewer`` (its score: :func:`~autograder.service.submissions.scores`;
+    why it failed: :func:`~autograder.service.submissions.error_shown`, whole only for an instructor)."""
     graded = row.status == "graded"
     s = scores(row)
     return {"id": row.id, "student_id": row.student_id, "assignment": row.assignment, "status": row.status,
@@ -59,7 +61,7 @@ def submission_json(row) -> dict[str, Any]:
             "penalty": row.penalty, "created_at": iso(row.created_at),
             "graded_at": iso(row.graded_at) if row.status in ("graded", "failed") else None,
             "feedback_url": f"/api/v1/submissions/{row.id}/feedback" if graded else None,
-            "error": row.error if row.status in ("graded", "failed") else None,  # graded: its regrade failed
+            "error": error_shown(row, viewer),  # graded: its regrade failed
             "filename": row.filename}
 
 
@@ -98,7 +100,8 @@ async def submit(request: Request) -> Response:
 
 def status(request: Request) -> Response:
     who = auth.caller(request)
-    return _json(submission_json(auth.service_of(request).submissions.get(who.account, request.path_params["id"])))
+    return _json(submission_json(auth.service_of(request).submissions.get(who.account, request.path_params["id"]),
+                                 who.account))
 
 
 def feedback(request: Request) -> Response:
@@ -115,7 +118,7 @@ def listing(request: Request) -> Response:
     if assignment is not None:
         submissions.known(assignment)
     rows = submissions.listing(who.account, assignment, request.query_params.get("student"))
-    return _json({"submissions": [submission_json(r) for r in rows]})
+    return _json({"submissions": [submission_json(r, who.account) for r in rows]})
 
 
 def assignments(request: Request) -> Response:
