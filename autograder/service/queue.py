@@ -47,8 +47,8 @@ SYSTEM_FAILED = "评分系统未能完成评分："
 REGRADE_FAILED = "重新评分没有完成（{reason}），这次提交保留并沿用上一次的评分结果"
 #: What a student reads in place of a reason not written for them: a new attempt that could not be graded ...
 STUDENT_SYSTEM_FAILED = ("评分系统出了故障，没能完成这次提交的评分；这不是你的代码的问题。故障的详细情况已经记录，"
-                         "教师可以查看并为这次提交重新评分。你可以稍后再提交一次；如果仍然失败，"
-                         "或者 24 小时内的提交次数已经用完，请联系教师。")
+                         "教师可以查看并为这次提交重新评分。这次提交不占用你 24 小时内的提交次数"
+                         "（24 小时内最多免计与次数上限相同的次数），你可以稍后再提交一次；如果仍然失败，请联系教师。")
 #: ... and an attempt whose regrade could not finish.
 STUDENT_REGRADE_FAILED = ("重新评分没有完成：评分系统出了故障（这不是你的代码的问题）。"
                           "这次提交保留并沿用上一次的评分结果，你不需要做什么。")
@@ -60,6 +60,7 @@ def _pattern(template: str) -> re.Pattern[str]:
 
 
 _FOR_STUDENTS = [_pattern(t) for t in (GAVE_UP, FILE_LOST, NOT_CONFIGURED)]
+_GAVE_UP = _FOR_STUDENTS[0]
 _REGRADE_HEAD, _REGRADE_TAIL = REGRADE_FAILED.split("{reason}")
 
 
@@ -67,6 +68,18 @@ def for_students(reason: str) -> bool:
     """Whether ``reason`` (of :meth:`Queue.failed`) is one written for the student (:data:`GAVE_UP`,
     :data:`FILE_LOST`, :data:`NOT_CONFIGURED`); every other reason is the grading system's own."""
     return any(p.fullmatch(reason) for p in _FOR_STUDENTS)
+
+
+def forgiven(status: str, error: str | None) -> bool:
+    """Whether an attempt in ``status`` with ``error`` failed through no doing of its student, so that it does not
+    take one of their attempts (:meth:`~.submissions.Submissions.window`, up to as many as the attempts allowed).
+
+    A ``failed`` attempt is forgiven unless it failed with :data:`GAVE_UP`: the service's process exited again
+    and again while grading it, which a notebook might be doing on purpose (it keeps its attempt, so that a
+    student cannot repeat it without limit).  A regraded attempt that keeps its previous result is ``graded``
+    and counts.
+    """
+    return status == "failed" and not (error is not None and _GAVE_UP.fullmatch(error) is not None)
 
 
 def error_for(error: str | None, *, instructor: bool) -> str | None:

@@ -155,10 +155,23 @@ class Submissions:
         return overrides.personal_policy(self.course.assignments[assignment], overrides.get(self.db, student, assignment))
 
     def _recent(self, con: sa.Connection, student: str, assignment: str, limit: int, now: float) -> list[float]:
+        """The arrival times of the newest (up to ``limit``) attempts of the last 24 hours that take one of the
+        ``limit`` attempts: every attempt but those that failed through no doing of the student
+        (:func:`.queue.forgiven`), of which up to ``limit`` (the newest) are free, so that a grading system that
+        keeps failing cannot be fed uploads without end.  Reads at most ``2 * limit + 1`` rows: more than that
+        leave none free."""
         S = SUBMISSIONS
         owner = (S.c.student_id == student) & (S.c.assignment == assignment)
-        return con.execute(sa.select(S.c.created_at).where(owner & (S.c.created_at > now - DAY))
-                           .order_by(S.c.created_at.desc()).limit(limit)).scalars().all()
+        rows = con.execute(sa.select(S.c.created_at, S.c.status, S.c.error).where(owner & (S.c.created_at > now - DAY))
+                           .order_by(S.c.created_at.desc()).limit(2 * limit + 1)).all()
+        counted: list[float] = []
+        free = 0
+        for row in rows:
+            if free < limit and queue.forgiven(row.status, row.error):
+                free += 1
+            else:
+                counted.append(row.created_at)
+        return counted[:limit]
 
     def _window(self, con: sa.Connection, student: str, assignment: str, now: float) -> Window:
         row = overrides.get(self.db, student, assignment)

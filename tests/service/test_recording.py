@@ -391,3 +391,53 @@ def test_a_worker_result_that_cannot_be_used_is_that_submissions_graded_outcome_
         assert "评分结果无法读取或写入" in site.client("instructor").get(doc["feedback_url"]).text
     assert grades(site) == {"s001": 0} and site.gradebook.scores[("s001", A1)] == 0
     assert regrade.latest(site.db, A1).failed == 0
+
+
+def test_an_attempt_the_grading_system_failed_does_not_take_one_of_the_students_attempts(tmp_path):
+    """Two attempts a day: two new attempts the pool could not grade leave both (the student reads so, on the
+    page and in the failure's text); a third such failure in the day counts (at most as many are free as are
+    allowed, or a grading system that keeps failing could be fed uploads without end); so does an attempt the
+    service gave up on (its process kept exiting while grading it: a notebook may do that on purpose) and a
+    graded one.  Fails on the old rule, which counted every upload."""
+    from autograder.service.queue import GAVE_UP, STUDENT_SYSTEM_FAILED
+
+    site = Site(tmp_path, {"assignments": {A1: {"attempts_per_24h": 2, "counts": "best"}}}, ["s001"], 1.8e9)
+    student, _ = site.signed_in("s001")
+    try:
+        def left() -> int:
+            return site.service.submissions.window("s001", A1, site.clock()).left
+
+        for _ in range(2):
+            submit(site)
+            _fail(site, SYSTEM_ERRORS["sandbox"][0])
+            assert left() == 2
+            assert "24 小时内还可提交 2 次（共 2 次）" in student.get(f"/assignments/{A1}").text
+        assert "不占用你 24 小时内的提交次数" in STUDENT_SYSTEM_FAILED
+        assert STUDENT_SYSTEM_FAILED in student.get(f"/assignments/{A1}").text
+        submit(site)
+        _fail(site, SYSTEM_ERRORS["grader"][0])  # the third in a day: beyond the free ones
+        assert left() == 1
+        gave_up = submit(site)
+        assert site.queue.failed(site.queue.claim(now=site.clock()).id, GAVE_UP.format(n=3))
+        assert _status(site, gave_up)["status"] == "failed" and left() == 0
+        r = upload(site.client("s001"), A1, solution_bytes(A1))
+        assert r.status_code == 429 and "24 小时内最多评分 2 次" in r.json()["error"]
+    finally:
+        site.db.dispose()
+
+
+def test_graded_attempts_count_as_before_beside_free_failures(tmp_path):
+    site = Site(tmp_path, {"assignments": {A1: {"attempts_per_24h": 2, "counts": "best"}}}, ["s001"], 1.8e9)
+    try:
+        submit(site)
+        _fail(site, SYSTEM_ERRORS["worker"][0])
+        submit(site)
+        record(site, site.gradebook, 6)
+        assert site.service.submissions.window("s001", A1, site.clock()).left == 1
+        submit(site)
+        record(site, site.gradebook, 9)
+        w = site.service.submissions.window("s001", A1, site.clock())
+        assert w.left == 0 and w.wait is not None and 0 < w.wait <= 86400
+        assert upload(site.client("s001"), A1, solution_bytes(A1)).status_code == 429
+    finally:
+        site.db.dispose()
