@@ -66,7 +66,8 @@ SUBMISSIONS = sa.Table(
     sa.Column("lease_until", sa.Float),
     sa.Column("tries", sa.Integer, nullable=False, default=0),
     sa.Column("started_at", sa.Float),
-    sa.Column("graded_at", sa.Float),
+    sa.Column("graded_at", sa.Float),  # when the result it holds was recorded (or, failed, when it failed)
+    sa.Column("finished_at", sa.Float),  # when its latest grading ended: a result, or a failure (a regrade's too)
     sa.Column("graded_by", sa.String(64)),  # the service process that recorded the result
     sa.Column("score", sa.Float),  # raw score; what counts is score * penalty
     sa.Column("max_score", sa.Float),
@@ -165,18 +166,18 @@ class Database:
         self._locks_guard = threading.Lock()
 
     def create(self) -> None:
-        """Create the service's tables if they are missing (and drop the columns older versions kept twice)."""
+        """Create the service's tables if they are missing and bring an older version's up to date (:func:`_upgrade`)."""
         if not self.sqlite:  # two processes starting at once: one creates, the other waits
             with self.engine.begin() as con:
                 con.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _key("create-tables")})
                 META.create_all(con, checkfirst=True)
                 LTI_META.create_all(con, checkfirst=True)
-                _drop_copies(con)
+                _upgrade(con)
         else:
             META.create_all(self.engine, checkfirst=True)
             LTI_META.create_all(self.engine, checkfirst=True)
             with self.engine.begin() as con:
-                _drop_copies(con)
+                _upgrade(con)
 
     @contextmanager
     def write(self) -> Iterator[sa.Connection]:
@@ -236,6 +237,19 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _upgrade(con: sa.Connection) -> None:
+    """Bring the tables of an older version up to date: :func:`_drop_copies`, :func:`_add_finished_at`."""
+    _drop_copies(con)
+    _add_finished_at(con)
+
+
+def _add_finished_at(con: sa.Connection) -> None:
+    """Older databases had no ``finished_at``: add it, each row's from its ``graded_at`` (what it meant then)."""
+    if "finished_at" not in {c["name"] for c in sa.inspect(con).get_columns(SUBMISSIONS.name)}:
+        con.execute(sa.text(f"ALTER TABLE {SUBMISSIONS.name} ADD COLUMN finished_at FLOAT"))
+        con.execute(sa.text(f"UPDATE {SUBMISSIONS.name} SET finished_at = graded_at"))
 
 
 def _drop_copies(con: sa.Connection) -> None:

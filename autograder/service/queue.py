@@ -112,13 +112,15 @@ def error_for(error: str | None, *, instructor: bool) -> str | None:
 
 def finish_failed(con: sa.Connection, where, reason: str, now: float) -> int:
     """Record in ``con`` that grading the submission ``where`` selects failed for ``reason``: back to ``graded``
-    with its previous result and the failure as its ``error`` if it had a result, else ``failed``; rows changed."""
+    with its previous result (and that result's ``graded_at``) and the failure as its ``error`` if it had a result,
+    else ``failed`` at ``now``; either way its grading ended (``finished_at``) at ``now``; rows changed."""
     done = con.execute(sa.update(S).where(where & S.c.result_json.isnot(None)).values(
-        status="graded", error=REGRADE_FAILED.format(reason=reason)[:2000], graded_at=now, claimed_by=None,
+        status="graded", error=REGRADE_FAILED.format(reason=reason)[:2000], finished_at=now, claimed_by=None,
         lease_until=None)).rowcount
     # (the row restored above no longer matches ``where``, which names its status)
     return done + con.execute(sa.update(S).where(where & S.c.result_json.is_(None)).values(
-        status="failed", error=reason[:2000], graded_at=now, claimed_by=None, lease_until=None)).rowcount
+        status="failed", error=reason[:2000], graded_at=now, finished_at=now, claimed_by=None,
+        lease_until=None)).rowcount
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,7 @@ class Queue:
             now = time.time()
             if con.execute(sa.update(S).where(self._mine(submission_id)).values(
                     status="graded", score=score, max_score=max_score, fingerprint=fingerprint, result_json=result_json,
-                    graded_at=now, graded_by=self.instance, claimed_by=None, lease_until=None, settled=False,
+                    graded_at=now, finished_at=now, graded_by=self.instance, claimed_by=None, lease_until=None, settled=False,
                     error=None)).rowcount != 1:
                 return False
             counting.choose_in(con, pair.student_id, pair.assignment, counts, now)

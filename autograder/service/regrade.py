@@ -64,7 +64,7 @@ def _progress(con: sa.Connection, row) -> Progress:
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
         rows = con.execute(sa.select(S.c.error).where(S.c.id.in_(chunk) & S.c.status.in_(("graded", "failed"))
-                                                      & (S.c.graded_at >= row.requested_at))).scalars().all()
+                                                      & (S.c.finished_at >= row.requested_at))).scalars().all()
         done += len(rows)
         failed += sum(1 for error in rows if error)  # (a regrade that failed keeps the previous result, graded)
     return Progress(row.id, row.assignment, row.student_id, row.requested_at, len(ids), done, failed)

@@ -441,3 +441,24 @@ def test_graded_attempts_count_as_before_beside_free_failures(tmp_path):
         assert upload(site.client("s001"), A1, solution_bytes(A1)).status_code == 429
     finally:
         site.db.dispose()
+
+
+def test_a_regrade_that_failed_shows_when_the_result_it_keeps_was_recorded(site):
+    """A regrade that could not finish keeps the attempt's previous result, and with it that result's time (the
+    pages and the API showed the failed regrade's moment as when it was graded); the regrade's progress still
+    counts it as ended (by ``finished_at``).  Fails on the old code, which moved ``graded_at``."""
+    import time
+
+    from autograder.service import regrade
+
+    first = submit(site)
+    record(site, site.gradebook, 7)
+    before = _status(site, first)["graded_at"]
+    time.sleep(1.1)  # the API's times are to the second
+    progress = regrade.request(site.db, A1, "teacher")
+    assert _fail(site, SYSTEM_ERRORS["grader"][0]) == first
+    for who in ("s001", "instructor"):
+        doc = site.client(who).get(f"/api/v1/submissions/{first}").json()
+        assert (doc["status"], doc["score"], doc["graded_at"]) == ("graded", 7, before), who
+    now = regrade.latest(site.db, A1)
+    assert (now.id, now.done, now.failed) == (progress.id, 1, 1)

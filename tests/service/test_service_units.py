@@ -325,3 +325,28 @@ def test_an_older_database_loses_the_second_copy_of_the_counting_score(tmp_path)
         assert con.execute(sa.select(COUNTING)).all() == [("s1", "a", "sub1", 1.0)]
         con.execute(sa.insert(COUNTING).values(student_id="s2", assignment="a", submission_id="sub2", updated_at=2.0))
     db.dispose()
+
+
+def test_an_older_database_gets_finished_at_from_graded_at(tmp_path):
+    """Older versions had no ``finished_at`` (a regrade's progress read ``graded_at``): start-up adds it, each row's
+    from its ``graded_at``, so a regrade requested before the upgrade still counts its ended attempts."""
+    from autograder.service.database import SUBMISSIONS, Database
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    db = Database(url)
+    db.create()
+    with db.write() as con:
+        con.execute(sa.text("ALTER TABLE service_submissions DROP COLUMN finished_at"))
+        for sid, status, graded_at in (("a", "graded", 5.0), ("b", "queued", None)):
+            con.execute(sa.text("INSERT INTO service_submissions (id, student_id, assignment, status, created_at, filename, "
+                                "path, sha256, size, late, penalty, tries, graded_at, settled) VALUES (:id, 's1', 'ps1', "
+                                ":status, 1.0, 'x.ipynb', 'p', :h, 1, 0, 1.0, 0, :g, 1)"),
+                        {"id": sid, "status": status, "h": "0" * 64, "g": graded_at})
+    db.dispose()
+    db = Database(url)
+    db.create()
+    db.create()  # again: nothing left to add
+    with db.read() as con:
+        rows = con.execute(sa.select(SUBMISSIONS.c.id, SUBMISSIONS.c.finished_at).order_by(SUBMISSIONS.c.id)).all()
+    assert rows == [("a", 5.0), ("b", None)]
+    db.dispose()
