@@ -130,9 +130,13 @@ def run() -> None:
 
     Everything has been written and closed when ``main`` returns (results atomically, the gradebook
     committed and closed); tearing down the ~2000 modules that nbgrader pulls in would take another
-    0.6 s, so the process ends with ``os._exit`` after flushing its output.
+    0.6 s, so the process ends with ``os._exit`` after flushing its output, and after destroying the idle warm
+    sandboxes it kept (their processes would die with it, their cgroups would stay behind: ``atexit`` is skipped).
     """
     code = main()
+    warm = sys.modules.get("autograder.sandbox.warm")
+    if warm is not None:  # its idle zygotes (the sandbox's self-test leaves one): atexit would have destroyed them
+        warm.discard_all()  # with their cgroups, which outlive their processes
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

@@ -159,3 +159,48 @@ def test_workers_forked_from_the_fork_server_die_with_their_grader(tmp_path):
     pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
     assert len(pids) == 3
     assert not outlived(pids), "a worker or the fork server outlived its grader"
+
+
+@pytest.mark.slow
+def test_a_grading_run_leaves_no_cgroup_behind(tmp_path):
+    """A whole ``autograder grade`` (its self-test's zygote in the command, each worker's warm sandbox, every run)
+    under a cgroup parent of its own: when it has ended, the parent holds no cgroup.  The command ends with
+    ``os._exit`` (which skips ``atexit``): the self-test's idle zygote left its cgroups behind in every
+    hierarchy, one set per run, until a later process's hourly sweep."""
+    import os
+    import shutil
+    import uuid
+
+    from autograder.sandbox import delegation
+
+    if os.geteuid() != 0 or not delegation.parents("/"):
+        pytest.skip("needs root and a cgroup hierarchy")
+    name = f"ag-leak-test-{uuid.uuid4().hex[:8]}"
+    roots = [delegation.CGROUP_ROOT] if delegation.is_v2() else [delegation.CGROUP_ROOT / c for c in delegation.V1_CONTROLLERS]
+    made = []
+    for root in roots:
+        if (root / "cgroup.procs").exists():
+            try:
+                (root / name).mkdir()
+            except FileExistsError:  # cpu and cpuacct mounted together
+                continue
+            made.append(root / name)
+    src = REPO / "solutions" / "ps1_threshold_metrics" / "threshold_metrics.ipynb"
+    for student in ("s1", "s2"):
+        dest = tmp_path / "subs" / student / "ps1_threshold_metrics" / src.name
+        dest.parent.mkdir(parents=True)
+        shutil.copy(src, dest)
+    try:
+        proc = subprocess.run([str(Path(sys.executable).parent / "autograder"), "grade", str(tmp_path / "subs"),
+                               "--out", str(tmp_path / "out"), "--jobs", "2", "--quiet", "--cgroup-parent", f"/{name}"],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert (tmp_path / "out" / "grades.csv").read_text().count("\n") == 3
+        left = [str(p) for parent in made for p in parent.iterdir() if p.is_dir()]
+        assert left == []
+    finally:
+        for parent in made:
+            for p in parent.iterdir():
+                if p.is_dir():
+                    p.rmdir()
+            parent.rmdir()
