@@ -332,3 +332,62 @@ def test_a_graded_attempt_shows_with_its_counting_mark_before_the_gradebook_copy
     assert _grades(site)[("s002", A1)] == 10 and ("s002", A1) not in site.gradebook.scores
     site.settle("s002", A1)
     assert site.gradebook.scores[("s002", A1)] == 10
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_free_failures_never_give_more_than_the_attempts_allowed_graded_nor_twice_as_many_uploads(site, seed):
+    """A student who uploads whenever the window lets them, through any mix of outcomes (graded, the grading system's
+    failures, the service giving up, still queued) over three days, with an instructor's extra attempts on the way:
+    in every 24 hours before an accepted upload, at most ``attempts_per_24h`` attempts that were not free (graded,
+    given up, pending) and at most twice as many uploads; ``left`` is what a brute-force count of the day's rows
+    says (up to ``attempts_per_24h`` failures of the grading system are free), and the ``wait`` of a refusal is
+    exact (one second earlier nothing is back, at it one attempt is).  Rows are written as the grading loop leaves
+    them; the rule read is :meth:`Submissions.window`, which every upload checks under the student's lock."""
+    import random
+
+    from autograder.service import overrides
+    from autograder.service.database import SUBMISSIONS
+    from autograder.service.queue import GAVE_UP, SYSTEM_FAILED
+
+    rng = random.Random(seed)
+    subs = site.service.submissions
+    student, start = "s002", site.clock()
+    rows: list[tuple[float, str, str | None]] = []  # (created_at, status, error) of every accepted upload
+
+    def limit() -> int:
+        return subs.policy_for(student, A4).attempts_per_24h
+
+    def model(now: float) -> int:
+        day = [r for r in rows if r[0] > now - DAY]
+        free = sum(1 for r in day if r[1] == "failed" and r[2] != GAVE_UP.format(n=3))
+        return max(0, limit() - (len(day) - min(limit(), free)))
+
+    outcomes = [("graded", None), ("failed", SYSTEM_FAILED + "工作节点 x 无法使用沙箱"), ("failed", "评分工作进程反复意外退出"),
+                ("failed", GAVE_UP.format(n=3)), ("queued", None)]
+    weights = [3, 4, 2, 1, 1]
+    extra_given, refused = False, 0
+    while site.clock() < start + 3 * DAY:
+        now = site.clock()
+        if not extra_given and now > start + DAY + 3600 * rng.random():
+            overrides.add_attempts(site.db, subs.policy_for(student, A4), student, rng.randint(1, 2), "王老师")
+            extra_given = True
+        w = subs.window(student, A4, now)
+        assert w.left == model(now), (seed, now - start, rows)
+        if w.left:
+            day = [r for r in rows if r[0] > now - DAY]
+            assert len(day) < 2 * limit()
+            assert sum(1 for r in day if not (r[1] == "failed" and r[2] != GAVE_UP.format(n=3))) < limit()
+            status, error = rng.choices(outcomes, weights)[0]
+            with site.db.write() as con:
+                con.execute(sa.insert(SUBMISSIONS).values(
+                    id=f"r{len(rows)}", student_id=student, assignment=A4, status=status, created_at=now,
+                    filename="x.ipynb", path="p", sha256="0" * 64, size=1, late=False, penalty=1.0, tries=1,
+                    settled=True, error=error, graded_at=None if status == "queued" else now))
+            rows.append((now, status, error))
+            site.clock.advance(rng.choice([1, 60, 600, 3600, 4 * 3600]))
+        else:
+            refused += 1
+            assert w.wait is not None and w.wait >= 1
+            assert model(now + w.wait - 1) == 0 and model(now + w.wait) >= 1, (seed, now - start, w.wait, rows)
+            site.clock.advance(w.wait if rng.random() < 0.7 else rng.randint(1, w.wait))
+    assert len(rows) > 3 * limit() and refused > 3

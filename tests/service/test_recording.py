@@ -463,3 +463,38 @@ def test_a_regrade_that_failed_shows_when_the_result_it_keeps_was_recorded(site)
         assert (doc["status"], doc["score"], doc["graded_at"]) == ("graded", 7, before), who
     now = regrade.latest(site.db, A1)
     assert (now.id, now.done, now.failed) == (progress.id, 1, 1)
+
+
+def test_uploads_racing_for_the_attempt_a_free_failure_gave_back_take_it_once(tmp_path):
+    """Two attempts a day: one graded, one the grading system failed (free): one attempt is left.  Eight uploads of
+    the student at once get it once: one is accepted, the others are refused (429 by the count made again under
+    the student's lock, or 503 past the student's two upload slots); the free failure stays free, and the day
+    then holds one graded and one pending attempt, none left."""
+    import threading
+
+    site = Site(tmp_path, {"assignments": {A1: {"attempts_per_24h": 2, "counts": "best"}}}, ["s001"], 1.8e9)
+    try:
+        submit(site)
+        record(site, site.gradebook, 6)
+        submit(site)
+        _fail(site, SYSTEM_ERRORS["scratch"][0])
+        assert site.service.submissions.window("s001", A1, site.clock()).left == 1
+        data, go, codes = solution_bytes(A1), threading.Barrier(8), []
+
+        def race() -> None:
+            client = site.client("s001")
+            go.wait()
+            codes.append(upload(client, A1, data).status_code)
+
+        threads = [threading.Thread(target=race) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert len(codes) == 8 and codes.count(202) == 1 and set(codes) <= {202, 429, 503} and 429 in codes, codes
+        w = site.service.submissions.window("s001", A1, site.clock())
+        assert w.left == 0 and w.wait is not None
+        statuses = [r["status"] for r in site.client("s001").get("/api/v1/submissions").json()["submissions"]]
+        assert sorted(statuses) == ["failed", "graded", "queued"]
+    finally:
+        site.db.dispose()

@@ -350,3 +350,50 @@ def test_an_older_database_gets_finished_at_from_graded_at(tmp_path):
         rows = con.execute(sa.select(SUBMISSIONS.c.id, SUBMISSIONS.c.finished_at).order_by(SUBMISSIONS.c.id)).all()
     assert rows == [("a", 5.0), ("b", None)]
     db.dispose()
+
+
+def test_an_older_postgresql_database_gets_finished_at_from_graded_at_with_two_processes_starting(postgres):
+    """The same upgrade on PostgreSQL (its ALTER TABLE and the FLOAT type), with two service processes starting at
+    once on the older database: one adds the column, the other waits for it and adds nothing (the advisory lock of
+    :meth:`Database.create`)."""
+    import threading
+
+    from autograder.service.database import SUBMISSIONS, Database
+
+    url = postgres.url("finished_at")
+    db = Database(url)
+    db.create()
+    with db.write() as con:
+        con.execute(sa.text("ALTER TABLE service_submissions DROP COLUMN finished_at"))
+        for sid, status, graded_at in (("a", "graded", 5.0), ("b", "queued", None), ("c", "failed", 7.5)):
+            con.execute(sa.text("INSERT INTO service_submissions (id, student_id, assignment, status, created_at, filename, "
+                                "path, sha256, size, late, penalty, tries, graded_at, settled) VALUES (:id, 's1', 'ps1', "
+                                ":status, 1.0, 'x.ipynb', 'p', :h, 1, false, 1.0, 0, :g, true)"),
+                        {"id": sid, "status": status, "h": "0" * 64, "g": graded_at})
+    db.dispose()
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        other = Database(url)
+        try:
+            other.create()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            other.dispose()
+
+    threads = [threading.Thread(target=start) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    db = Database(url)
+    try:
+        with db.read() as con:
+            rows = con.execute(sa.select(SUBMISSIONS.c.id, SUBMISSIONS.c.finished_at).order_by(SUBMISSIONS.c.id)).all()
+            kind = con.execute(sa.text("SELECT data_type FROM information_schema.columns WHERE table_name = "
+                                       "'service_submissions' AND column_name = 'finished_at'")).scalar()
+        assert rows == [("a", 5.0), ("b", None), ("c", 7.5)] and kind == "double precision"
+    finally:
+        db.dispose()
