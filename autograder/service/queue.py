@@ -47,8 +47,9 @@ SYSTEM_FAILED = "评分系统未能完成评分："
 REGRADE_FAILED = "重新评分没有完成（{reason}），这次提交保留并沿用上一次的评分结果"
 #: What a student reads in place of a reason not written for them: a new attempt that could not be graded ...
 STUDENT_SYSTEM_FAILED = ("评分系统出了故障，没能完成这次提交的评分；这不是你的代码的问题。故障的详细情况已经记录，"
-                         "教师可以查看并为这次提交重新评分。这次提交不占用你 24 小时内的提交次数"
-                         "（24 小时内最多免计与次数上限相同的次数），你可以稍后再提交一次；如果仍然失败，请联系教师。")
+                         "教师可以查看并为这次提交重新评分。这样因故障失败的提交，24 小时内最多有与每日次数上限"
+                         "相同的次数不占用你的提交次数，剩余次数以作业页面上显示的为准；请稍后再提交，"
+                         "如果仍然失败，请联系教师。")
 #: ... and an attempt whose regrade could not finish.
 STUDENT_REGRADE_FAILED = ("重新评分没有完成：评分系统出了故障（这不是你的代码的问题）。"
                           "这次提交保留并沿用上一次的评分结果，你不需要做什么。")
