@@ -84,7 +84,8 @@ def _add(db, sid, student, status, created, *, score=None, passed=None, late=Fal
         con.execute(sa.insert(SUBMISSIONS).values(
             id=sid, student_id=student, assignment="a", status=status, created_at=created, filename="x.ipynb", path="p",
             sha256="0" * 64, size=1, late=late, penalty=penalty, tries=2, settled=True, score=score, max_score=4 if score is not None else None,
-            graded_at=created + 1 if status in ("graded", "failed") else None, fingerprint="fp",
+            graded_at=created + 1 if status in ("graded", "failed") else None,
+            finished_at=created + 1 if status in ("graded", "failed") else None, fingerprint="fp",
             result_json=_result(student, passed, score) if passed else None))
         if status == "graded":
             con.execute(sa.delete(COUNTING).where(COUNTING.c.student_id == student))
@@ -102,7 +103,7 @@ def test_regrade_requeues_finished_submissions_and_reports_progress(db):
         rows = {r.id: r for r in con.execute(sa.select(SUBMISSIONS)).all()}
     assert rows["g1"].status == rows["f1"].status == "queued" and rows["g1"].tries == 0 and rows["q1"].tries == 2
     with db.write() as con:  # the grading loop records g1 again
-        con.execute(sa.update(SUBMISSIONS).where(SUBMISSIONS.c.id == "g1").values(status="graded", graded_at=time.time()))
+        con.execute(sa.update(SUBMISSIONS).where(SUBMISSIONS.c.id == "g1").values(status="graded", graded_at=time.time(), finished_at=time.time()))
     later = regrade.latest(db, "a")
     assert (later.id, later.total, later.done, later.failed) == (p.id, 2, 1, 0)
     one = regrade.request(db, "a", "王老师", student="s1", submission_id="g1")
