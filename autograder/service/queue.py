@@ -60,8 +60,8 @@ def _pattern(template: str) -> re.Pattern[str]:
     return re.compile(".+".join(re.escape(part) for part in re.split(r"\{\w+\}", template)), re.DOTALL)
 
 
-_FOR_STUDENTS = [_pattern(t) for t in (GAVE_UP, FILE_LOST, NOT_CONFIGURED)]
-_GAVE_UP = _FOR_STUDENTS[0]
+_GAVE_UP = _pattern(GAVE_UP)
+_FOR_STUDENTS = [_GAVE_UP, _pattern(FILE_LOST), _pattern(NOT_CONFIGURED)]
 _REGRADE_HEAD, _REGRADE_TAIL = REGRADE_FAILED.split("{reason}")
 
 

@@ -100,14 +100,9 @@ if __name__ == "__main__":  # only this process: its spawned workers import a wo
 def test_a_run_whose_sandbox_check_fails_records_nothing_even_if_its_workers_graded(tmp_path):
     """The run's self-test runs beside the first jobs; when it finds no working sandbox the run stops with the
     reason (exit 2) before anything is recorded, although its workers (a working sandbox) started grading."""
-    import shutil
     import sqlite3
 
-    src = REPO / "solutions" / "ps1_threshold_metrics" / "threshold_metrics.ipynb"
-    for student in ("s1", "s2", "s3"):
-        dest = tmp_path / "subs" / student / "ps1_threshold_metrics" / src.name
-        dest.parent.mkdir(parents=True)
-        shutil.copy(src, dest)
+    _solutions_as_submissions(tmp_path / "subs", ("s1", "s2", "s3"))
     (tmp_path / "grader.py").write_text(BROKEN_CHECK)
     out = tmp_path / "out"
     proc = subprocess.run([sys.executable, str(tmp_path / "grader.py"), "grade", str(tmp_path / "subs"), "--out", str(out),
@@ -168,7 +163,6 @@ def test_a_grading_run_leaves_no_cgroup_behind(tmp_path):
     ``os._exit`` (which skips ``atexit``): the self-test's idle zygote left its cgroups behind in every
     hierarchy, one set per run, until a later process's hourly sweep."""
     import os
-    import shutil
     import uuid
 
     from autograder.sandbox import delegation
@@ -176,20 +170,10 @@ def test_a_grading_run_leaves_no_cgroup_behind(tmp_path):
     if os.geteuid() != 0 or not delegation.parents("/"):
         pytest.skip("needs root and a cgroup hierarchy")
     name = f"ag-leak-test-{uuid.uuid4().hex[:8]}"
-    roots = [delegation.CGROUP_ROOT] if delegation.is_v2() else [delegation.CGROUP_ROOT / c for c in delegation.V1_CONTROLLERS]
-    made = []
-    for root in roots:
-        if (root / "cgroup.procs").exists():
-            try:
-                (root / name).mkdir()
-            except FileExistsError:  # cpu and cpuacct mounted together
-                continue
-            made.append(root / name)
-    src = REPO / "solutions" / "ps1_threshold_metrics" / "threshold_metrics.ipynb"
-    for student in ("s1", "s2"):
-        dest = tmp_path / "subs" / student / "ps1_threshold_metrics" / src.name
-        dest.parent.mkdir(parents=True)
-        shutil.copy(src, dest)
+    made = [root / name for root in {p.resolve() for p in delegation.parents("/").values()}]  # each hierarchy once
+    for parent in made:
+        parent.mkdir()
+    _solutions_as_submissions(tmp_path / "subs", ("s1", "s2"))
     try:
         proc = subprocess.run([str(Path(sys.executable).parent / "autograder"), "grade", str(tmp_path / "subs"),
                                "--out", str(tmp_path / "out"), "--jobs", "2", "--quiet", "--cgroup-parent", f"/{name}"],
@@ -204,3 +188,14 @@ def test_a_grading_run_leaves_no_cgroup_behind(tmp_path):
                 if p.is_dir():
                     p.rmdir()
             parent.rmdir()
+
+
+def _solutions_as_submissions(folder: Path, students: tuple[str, ...]) -> None:
+    """``folder/<student>/ps1_threshold_metrics/``: the instructor solution of assignment 1, once per student."""
+    import shutil
+
+    src = REPO / "solutions" / "ps1_threshold_metrics" / "threshold_metrics.ipynb"
+    for student in students:
+        dest = folder / student / "ps1_threshold_metrics" / src.name
+        dest.parent.mkdir(parents=True)
+        shutil.copy(src, dest)
