@@ -58,7 +58,10 @@ def _slot_and_measured_extra(measure: Measure) -> admission.CpuGate:
     return gate
 
 
-def test_a_leaving_extra_job_hands_its_place_to_a_waiting_one_without_a_measurement(measure):
+def test_a_leaving_extra_job_hands_its_place_to_a_waiting_one_without_a_measurement(measure, monkeypatch):
+    # windows far longer than a loaded machine's scheduling delays (their lapsing is tested below)
+    monkeypatch.setattr(admission, "HANDOFF_WINDOW", 30.0)
+    monkeypatch.setattr(admission, "HANDOFF_FRESH", 30.0)
     gate = _slot_and_measured_extra(measure)
     t, admitted = _waiter(gate)
     _refused(gate, measure, 2)
@@ -95,7 +98,7 @@ def test_no_hand_on_once_the_admitting_measurement_is_old(measure, monkeypatch):
 
 
 def test_an_unclaimed_place_lapses_and_the_next_job_is_measured(measure, monkeypatch):
-    monkeypatch.setattr(admission, "HANDOFF_FRESH", 0.05)
+    monkeypatch.setattr(admission, "HANDOFF_FRESH", 30.0)  # taken at once below, however loaded the machine
     monkeypatch.setattr(admission, "PAUSE", 0.0)
     gate = admission.CpuGate(1)
     assert gate.enter() is False
@@ -103,6 +106,7 @@ def test_an_unclaimed_place_lapses_and_the_next_job_is_measured(measure, monkeyp
     assert gate.enter() is True and measure.calls == 2  # measured again: the pool is still idle
     gate.leave(extra=True)  # nobody waits: its place is handed on for HANDOFF_FRESH seconds
     assert gate.enter() is True and measure.calls == 2 and gate.handed_on.value == 1  # taken at once
+    monkeypatch.setattr(admission, "HANDOFF_FRESH", 0.05)
     gate.leave(extra=True)
     time.sleep(0.1)
     measure.demand = 5.0
