@@ -357,10 +357,12 @@ def test_free_failures_never_give_more_than_the_attempts_allowed_graded_nor_twic
     def limit() -> int:
         return subs.policy_for(student, A4).attempts_per_24h
 
+    def system_failure(row: tuple[float, str, str | None]) -> bool:  # free up to limit() a day
+        return row[1] == "failed" and row[2] != GAVE_UP.format(n=3)
+
     def model(now: float) -> int:
         day = [r for r in rows if r[0] > now - DAY]
-        free = sum(1 for r in day if r[1] == "failed" and r[2] != GAVE_UP.format(n=3))
-        return max(0, limit() - (len(day) - min(limit(), free)))
+        return max(0, limit() - (len(day) - min(limit(), sum(map(system_failure, day)))))
 
     outcomes = [("graded", None), ("failed", SYSTEM_FAILED + "工作节点 x 无法使用沙箱"), ("failed", "评分工作进程反复意外退出"),
                 ("failed", GAVE_UP.format(n=3)), ("queued", None)]
@@ -376,7 +378,7 @@ def test_free_failures_never_give_more_than_the_attempts_allowed_graded_nor_twic
         if w.left:
             day = [r for r in rows if r[0] > now - DAY]
             assert len(day) < 2 * limit()
-            assert sum(1 for r in day if not (r[1] == "failed" and r[2] != GAVE_UP.format(n=3))) < limit()
+            assert sum(not system_failure(r) for r in day) < limit()
             status, error = rng.choices(outcomes, weights)[0]
             with site.db.write() as con:
                 con.execute(sa.insert(SUBMISSIONS).values(

@@ -327,22 +327,30 @@ def test_an_older_database_loses_the_second_copy_of_the_counting_score(tmp_path)
     db.dispose()
 
 
+def _a_database_without_finished_at(url: str, rows: tuple[tuple[str, str, float | None], ...]) -> None:
+    """At ``url``, the service's tables as versions before ``finished_at`` left them, with ``rows`` of
+    (id, status, graded_at)."""
+    from autograder.service.database import Database
+
+    db = Database(url)
+    db.create()
+    with db.write() as con:
+        con.execute(sa.text("ALTER TABLE service_submissions DROP COLUMN finished_at"))
+        for sid, status, graded_at in rows:
+            con.execute(sa.text("INSERT INTO service_submissions (id, student_id, assignment, status, created_at, filename, "
+                                "path, sha256, size, late, penalty, tries, graded_at, settled) VALUES (:id, 's1', 'ps1', "
+                                ":status, 1.0, 'x.ipynb', 'p', :h, 1, :late, 1.0, 0, :g, :settled)"),
+                        {"id": sid, "status": status, "h": "0" * 64, "g": graded_at, "late": False, "settled": True})
+    db.dispose()
+
+
 def test_an_older_database_gets_finished_at_from_graded_at(tmp_path):
     """Older versions had no ``finished_at`` (a regrade's progress read ``graded_at``): start-up adds it, each row's
     from its ``graded_at``, so a regrade requested before the upgrade still counts its ended attempts."""
     from autograder.service.database import SUBMISSIONS, Database
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
-    db = Database(url)
-    db.create()
-    with db.write() as con:
-        con.execute(sa.text("ALTER TABLE service_submissions DROP COLUMN finished_at"))
-        for sid, status, graded_at in (("a", "graded", 5.0), ("b", "queued", None)):
-            con.execute(sa.text("INSERT INTO service_submissions (id, student_id, assignment, status, created_at, filename, "
-                                "path, sha256, size, late, penalty, tries, graded_at, settled) VALUES (:id, 's1', 'ps1', "
-                                ":status, 1.0, 'x.ipynb', 'p', :h, 1, 0, 1.0, 0, :g, 1)"),
-                        {"id": sid, "status": status, "h": "0" * 64, "g": graded_at})
-    db.dispose()
+    _a_database_without_finished_at(url, (("a", "graded", 5.0), ("b", "queued", None)))
     db = Database(url)
     db.create()
     db.create()  # again: nothing left to add
@@ -361,16 +369,7 @@ def test_an_older_postgresql_database_gets_finished_at_from_graded_at_with_two_p
     from autograder.service.database import SUBMISSIONS, Database
 
     url = postgres.url("finished_at")
-    db = Database(url)
-    db.create()
-    with db.write() as con:
-        con.execute(sa.text("ALTER TABLE service_submissions DROP COLUMN finished_at"))
-        for sid, status, graded_at in (("a", "graded", 5.0), ("b", "queued", None), ("c", "failed", 7.5)):
-            con.execute(sa.text("INSERT INTO service_submissions (id, student_id, assignment, status, created_at, filename, "
-                                "path, sha256, size, late, penalty, tries, graded_at, settled) VALUES (:id, 's1', 'ps1', "
-                                ":status, 1.0, 'x.ipynb', 'p', :h, 1, false, 1.0, 0, :g, true)"),
-                        {"id": sid, "status": status, "h": "0" * 64, "g": graded_at})
-    db.dispose()
+    _a_database_without_finished_at(url, (("a", "graded", 5.0), ("b", "queued", None), ("c", "failed", 7.5)))
     errors: list[BaseException] = []
 
     def start() -> None:

@@ -103,7 +103,8 @@ def test_regrade_requeues_finished_submissions_and_reports_progress(db):
         rows = {r.id: r for r in con.execute(sa.select(SUBMISSIONS)).all()}
     assert rows["g1"].status == rows["f1"].status == "queued" and rows["g1"].tries == 0 and rows["q1"].tries == 2
     with db.write() as con:  # the grading loop records g1 again
-        con.execute(sa.update(SUBMISSIONS).where(SUBMISSIONS.c.id == "g1").values(status="graded", graded_at=time.time(), finished_at=time.time()))
+        now = time.time()
+        con.execute(sa.update(SUBMISSIONS).where(SUBMISSIONS.c.id == "g1").values(status="graded", graded_at=now, finished_at=now))
     later = regrade.latest(db, "a")
     assert (later.id, later.total, later.done, later.failed) == (p.id, 2, 1, 0)
     one = regrade.request(db, "a", "王老师", student="s1", submission_id="g1")
