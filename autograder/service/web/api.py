@@ -125,14 +125,14 @@ def assignments(request: Request) -> Response:
     service = auth.service_of(request)
     account = auth.caller(request).account
     now = datetime.fromtimestamp(service.now(), timezone.utc)
-    policies = {n: service.submissions.policy_for(account.login, n) if not account.is_instructor else p
+    policies = {n: service.submissions.policy_for(account.login, n) if not account.is_staff else p
                 for n, p in service.policy.assignments.items()}  # a student's own exceptions included
     return _json({"assignments": [{**p.to_json(), "title": service.submissions.title(n), "open": p.lateness(now) != "closed",
                                    "feedback_now": p.feedback(now)} for n, p in policies.items()]})
 
 
 def grades(request: Request) -> Response:
-    auth.instructor(auth.caller(request), "只有教师可以下载成绩")
+    auth.staff(auth.caller(request), "只有教师和助教可以下载成绩")
     return Response(auth.service_of(request).submissions.grades_csv(), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": 'attachment; filename="grades.csv"'})
 
