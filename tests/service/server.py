@@ -255,7 +255,7 @@ class Tosser:
         import ssl
         import threading
 
-        sent = cookies or [f"autograder_session={value}; Path=/; HttpOnly; SameSite=Lax"]
+        sent = cookies or [f"autograder_session-{UPGRADED}={value}; Path=/; HttpOnly; SameSite=Lax"]
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 - the standard library's name

@@ -68,7 +68,7 @@ def assignment(request: Request) -> Response:
 
 def assignment_live(request: Request) -> Response:
     service, _, _ = _instructor(request)
-    return render(request, "instructor/_dashboard.html", **service.figures(_assignment(service, request)))
+    return render(request, "instructor/_dashboard.html", fragment=True, **service.figures(_assignment(service, request)))
 
 
 async def regrade_assignment(request: Request) -> Response:
@@ -119,7 +119,7 @@ def student(request: Request) -> Response:
 
 def student_live(request: Request) -> Response:
     service, who, csrf = _instructor(request)
-    return render(request, "instructor/_student.html", account=who.account, csrf=csrf,
+    return render(request, "instructor/_student.html", fragment=True, account=who.account, csrf=csrf,
                   **_student_context(service, request.path_params["login"], who.account))
 
 

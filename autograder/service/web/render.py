@@ -84,16 +84,17 @@ def _depth(request: Request) -> int:
     return getattr(request.app.state, "root_depth", 0) if "app" in request.scope else 0
 
 
-def root_of(request: Request) -> str:
+def root_of(request: Request, *, fragment: bool = False) -> str:
     """The relative path from the requested page to its app's root (a course's pages: the course's, ``/c/<id>/``;
-    the site's own pages: the site's): ``./``, ``../``, ``../../`` ..."""
-    depth = request.url.path.count("/") - 1 - _depth(request)
+    the site's own pages: the site's): ``./``, ``../``, ``../../`` ...  A ``fragment`` (``<page>/live``) is
+    inserted into its page, so its links are relative to the page's address, one level up."""
+    depth = request.url.path.count("/") - 1 - _depth(request) - (1 if fragment else 0)
     return "../" * depth if depth > 0 else "./"
 
 
-def site_root_of(request: Request) -> str:
+def site_root_of(request: Request, *, fragment: bool = False) -> str:
     """The relative path from the requested page to the site's root (its static files, the LTI pages)."""
-    root = root_of(request)
+    root = root_of(request, fragment=fragment)
     return (root if root != "./" else "") + "../" * _depth(request) or "./"
 
 
@@ -109,13 +110,14 @@ def page_headers() -> dict[str, str]:
     return {"Content-Security-Policy": PAGE_CSP, "Referrer-Policy": "same-origin"}
 
 
-def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+def render(request: Request, name: str, status: int = 200, *, fragment: bool = False, **context: Any) -> HTMLResponse:
     """The page ``name`` with the shared context (``root``, ``site_title``, ``tz``: the course's zone, ``tz_label``)
-    and the pages' CSP."""
+    and the pages' CSP; a ``fragment`` is a part of a page fetched at ``<page>/live`` (:func:`root_of`)."""
     service = getattr(request.app.state, "service", None) if "app" in request.scope else None
     tz = service.course_tz() if service is not None else timezone.utc
     course = service.course if service is not None else None
-    html = environment().get_template(name).render(root=root_of(request), site_root=site_root_of(request),
+    html = environment().get_template(name).render(root=root_of(request, fragment=fragment),
+                                                   site_root=site_root_of(request, fragment=fragment),
                                                    site_title=SITE_TITLE, course=course, tz=tz,
                                                    tz_label=utc_offset(datetime.now(tz)), **context)
     return HTMLResponse(html, status_code=status, headers=page_headers())

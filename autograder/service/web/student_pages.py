@@ -108,7 +108,7 @@ def assignment(request: Request) -> Response:
 def assignment_live(request: Request) -> Response:
     service = auth.service_of(request)
     who = auth.student(auth.page_caller(request))
-    return render(request, "_live.html", v=service.submissions.view(who.account.login, _assignment(request), service.now()))
+    return render(request, "_live.html", fragment=True, v=service.submissions.view(who.account.login, _assignment(request), service.now()))
 
 
 def notebook(request: Request) -> Response:
@@ -138,7 +138,7 @@ def submission(request: Request) -> Response:
 
 def submission_live(request: Request) -> Response:
     who, a = _one(request)
-    return render(request, "_submission_live.html", account=who.account, csrf=auth.csrf_token(request, who), a=a)
+    return render(request, "_submission_live.html", fragment=True, account=who.account, csrf=auth.csrf_token(request, who), a=a)
 
 
 ROUTES = [

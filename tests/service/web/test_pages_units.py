@@ -145,6 +145,9 @@ def test_times_and_relative_links():
     paths = ("/c/x/", "/c/x/login", "/c/x/instructor/", "/c/x/assignments/a/live")
     assert [root_of(request(p, 2)) for p in paths] == ["./", "./", "../", "../../"]
     assert [site_root_of(request(p, 2)) for p in paths] == ["../../", "../../", "../../../", "../../../../"]
+    # a fragment fetched at <page>/live is put into its page: its links are the page's
+    assert root_of(request("/c/x/instructor/students/s1/live", 2), fragment=True) == "../../"
+    assert root_of(request("/c/x/assignments/a/live", 2), fragment=True) == "../"
 
 
 # ---- one time zone, one upload limit, grades.csv
