@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 
-from ..server import Server, make_course, notebook_bytes, run, screenshot, submit, wait_done  # noqa: I001 (puts tests/autograder on sys.path)
+from ..server import UPGRADED, Server, make_course, notebook_bytes, run, screenshot, submit, wait_done  # noqa: I001 (puts tests/autograder on sys.path)
 from ..test_pages import WIDTHS
 from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, FakePlatform, User
 
@@ -46,7 +46,8 @@ def site(tmp_path_factory):
     platform.users["teacher"] = User("sub-teacher", "王 老师", "wang@example.edu", INSTRUCTOR)
     platform.custom = {"link-1": {"assignment": A1}}
     run("lti", "add-platform", "--data", str(data), *platform.cli_args())
-    server = Server(data, "--jobs", "2").start()
+    run("lti", "bind", "--data", str(data), "--platform", "1", "--context", "course-1", "--roster-authority")
+    server = Server(data, "--jobs", "2", public_host="localhost").start()
     platform.tool = f"http://localhost:{server.port}"  # another site than the platform's 127.0.0.1
     platform.start()
     yield {"server": server, "platform": platform, "codes": codes, "data": data}
@@ -74,7 +75,7 @@ def test_top_level_launch_in_the_browser(site, browser):
     page = ctx.new_page()
     page.goto(f"{platform.base}/courses/course-1?user=s001")
     page.click("#open")
-    page.wait_for_url(re.compile(rf"^http://localhost:{server.port}/assignments/{A1}$"), timeout=30000)
+    page.wait_for_url(re.compile(rf"^http://localhost:{server.port}/c/{UPGRADED}/assignments/{A1}$"), timeout=30000)
 
     def student_page(width: str) -> None:
         text = page.inner_text("body")
@@ -83,7 +84,7 @@ def test_top_level_launch_in_the_browser(site, browser):
 
     at_both_widths(page, student_page)
     # the session is the service's ordinary one: the course page works too
-    page.goto(f"http://localhost:{server.port}/")
+    page.goto(f"http://localhost:{server.port}/c/{UPGRADED}/")
     assert "我的作业" in page.inner_text("body")
     ctx.close()
 
@@ -102,7 +103,13 @@ def test_launch_inside_the_platforms_iframe(site, browser, width):
     with ctx.expect_page() as opened:
         frame.locator("text=在新窗口中打开作业").click()
     student = opened.value
-    student.wait_for_url(re.compile(rf"^http://localhost:{server.port}/assignments/{A1}$"), timeout=30000)
+    # the new window is the tool's own site, where the frame's launch cookie (partitioned under the platform's
+    # site) is not sent: the person confirms, on a page naming the account, that it is theirs
+    student.locator("text=确认登录的账号").wait_for(timeout=30000)
+    assert "新 同学" in student.inner_text("main") and "是我，继续" in student.inner_text("main")
+    shot(student, f"iframe-confirm-{width}")
+    student.click("button:has-text('是我，继续')")
+    student.wait_for_url(re.compile(rf"^http://localhost:{server.port}/c/{UPGRADED}/assignments/{A1}$"), timeout=30000)
     assert "新 同学" in student.inner_text("body")
     ctx.close()
 
@@ -113,14 +120,14 @@ def test_instructor_launch_opens_the_dashboard_and_the_lti_page(site, browser):
     page = ctx.new_page()
     page.goto(f"{platform.base}/courses/course-1?user=teacher")
     page.click("#open")
-    dashboard = re.compile(rf"^http://localhost:{server.port}/instructor/assignments/{A1}$")
+    dashboard = re.compile(rf"^http://localhost:{server.port}/c/{UPGRADED}/instructor/assignments/{A1}$")
     page.wait_for_url(dashboard, timeout=30000)
 
     def to_the_lti_page(width: str) -> None:  # the header's link, clicked at this width
         page.click("header >> text=课程平台")
         page.wait_for_url(re.compile(r"/lti/admin$"))
         text = page.inner_text("main")
-        assert "成绩回传" in text and "课程与名单" in text and "评价二分类模型" in text, width  # the launch's course
+        assert "成绩回传" in text and "绑定的课程平台课程" in text and "评价二分类模型" in text, width  # the launch's course
         shot(page, f"lti-admin-{width}")
         page.go_back()
         page.wait_for_url(dashboard)
@@ -136,7 +143,7 @@ def test_the_service_pages_refuse_to_be_framed_by_the_platform(site, browser):
     page = ctx.new_page()
     page.route(f"{platform.base}/framed", lambda route: route.fulfill(
         status=200, content_type="text/html",
-        body=f'<iframe id="f" src="http://localhost:{server.port}/login"></iframe>'))
+        body=f'<iframe id="f" src="http://localhost:{server.port}/c/{UPGRADED}/login"></iframe>'))
     page.goto(f"{platform.base}/framed")
     page.wait_for_timeout(1500)
     frame = page.frame_locator("#f")
@@ -252,9 +259,9 @@ def test_make_serve_demo_course_opens_from_its_fake_platform(browser):
         ctx = browser.new_context(viewport=WIDTHS["desktop"], locale="zh-CN")
         page = ctx.new_page()
         page.goto(f"http://127.0.0.1:{lti_port}/")
-        page.click("li:has-text('张三') >> text=新窗口打开作业")
+        page.click("section:has-text('course-1') li:has-text('张三') >> text=新窗口打开作业")
         page.click("#open")
-        page.wait_for_url(re.compile(rf"^http://127.0.0.1:{port}/assignments/{A1}$"), timeout=30000)
+        page.wait_for_url(re.compile(rf"^http://127.0.0.1:{port}/c/bin-2026/assignments/{A1}$"), timeout=30000)
         assert "张三" in page.inner_text("header") and "s001" in page.inner_text("header")  # linked to the demo roster
         shot(page, "demo-launched-desktop")
         ctx.close()
