@@ -18,6 +18,7 @@ from ..service.database import ADMINS, Database, keep_private
 from ..service.policy import PolicyError, load_policy
 from ..service.roles import ADMIN
 from ..service.roster import RosterError, staff_code
+from ..service.schema import prepare
 from ..store.urls import database_url
 
 
@@ -38,7 +39,7 @@ def site_database(args: argparse.Namespace) -> Database:
     data = Path(args.data).resolve()
     keep_private(data)  # 0700 folder, 0600 database files, umask 077
     db = Database(database_url(args.db, data))
-    db.create("site")
+    prepare(db, "site")
     return db
 
 
@@ -52,7 +53,7 @@ def course_database(args: argparse.Namespace) -> tuple[Database, Course]:
         raise CannotCourse(str(exc)) from None
     finally:
         site.dispose()
-    db.create("course")
+    prepare(db, "course")
     return db, course
 
 

@@ -80,9 +80,10 @@ def make_site(data: Path, now: datetime) -> dict[str, dict[str, str]]:
     from ..service.database import ADMINS, Database
     from ..service.roles import ADMIN as ADMIN_ROLE
     from ..service.roster import Student, staff_code
+    from ..service.schema import prepare
 
     site = Database(f"sqlite:///{data / 'gradebook.db'}")
-    site.create("site")
+    prepare(site, "site")
     out: dict[str, dict[str, str]] = {"admin": {ADMIN: staff_code(site, ADMIN, ADMIN_ROLE, ADMINS)}}
     for c in COURSES:
         config = data / f"{c.id}.yml"

@@ -18,6 +18,7 @@ from ..service.dispatcher import Dispatcher, Lane
 from ..service.lti import passback as lti_passback
 from ..service.policy import PolicyError, load_policy
 from ..service.queue import Queue
+from ..service.schema import prepare
 from ..service.service import Service
 from ..service.site import Site, SiteError
 from ..service.site import public_url as site_url
@@ -67,7 +68,7 @@ def serve(args: argparse.Namespace) -> int:
     except SiteError as exc:
         raise CannotServe(str(exc)) from None
     site_db = Database(database_url(args.db, data))
-    site_db.create("site")
+    prepare(site_db, "site")
     lock = lock_data(data) if site_db.sqlite else None
     known = all_assignments()
     registered = courses.all_courses(site_db)
@@ -151,7 +152,7 @@ def _open_course(args: argparse.Namespace, course: courses.Course, policy, gradi
 
     root = course.data_root(data)
     db = Database(course.db_url(site_db.url, data))
-    db.create("course")
+    prepare(db, "course")
     with db.pair_lock("generate"):  # two service processes starting at once: one generates, the other waits
         generate_changed(grading, list(policy.assignments), root / ".nbgrader-course", db.url, SettingStamps(db),
                          CannotServe, log)

@@ -20,6 +20,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from .database import COURSES, Database, with_schema
+from .schema import prepare
 from .errors import Invalid, NotFound
 
 COURSE_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
@@ -121,7 +122,7 @@ def add(site: Database, site_data: Path, course_id: str, title: str, policy: Pat
             shutil.copyfile(policy, root / POLICY_FILE)
         db = Database(course.db_url(site.url, site_data))
         try:
-            db.create("course")
+            prepare(db, "course")
         finally:
             db.dispose()
         con.execute(sa.insert(COURSES).values(id=course.id, title=title, data_dir=course.data_dir,

@@ -23,7 +23,7 @@ The site's tables (:data:`SITE_META`) live in the site's database (``DATA/gradeb
 * ``site_admins``, ``site_sign_in_failures``, ``site_ended_sessions`` - the service's administrators, their failed
   sign-ins and signed-out sessions (the same columns as a course's: :class:`.accounts.Accounts` serves both).
 
-How each is created or brought up to date: :mod:`.schema`.
+How each is created or brought up to date: :func:`.schema.prepare`.
 
 SQLite (the embedded default) runs in WAL mode and write transactions start with ``BEGIN IMMEDIATE``, so
 two writers never interleave a read and a write; PostgreSQL uses row locks (``FOR UPDATE``, ``SKIP
@@ -234,13 +234,6 @@ class Database:
             self.engine = sa.create_engine(self.url, pool_size=10, max_overflow=30, pool_pre_ping=True)
         self._local_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
-
-    def create(self, kind: str = "course") -> None:
-        """Create this database's tables of ``kind`` (``"course"`` or ``"site"``) if they are missing, or bring an
-        older version's up to date (:func:`.schema.prepare`)."""
-        from .schema import prepare  # the schema imports every table definition, this module among them
-
-        prepare(self, kind)
 
     def key(self, name: str) -> int:
         """The advisory lock key of ``name`` within this database's schema."""

@@ -59,7 +59,7 @@ def recorded(con: sa.Connection) -> set[str]:
     return set(MigrationContext.configure(con, opts={"version_table": VERSION_TABLE}).get_current_heads())
 
 
-def prepare(db: Database, kind: str) -> None:
+def prepare(db: Database, kind: str = "course") -> None:
     """Make ``db``'s tables of ``kind`` current (see the module's docstring)."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind of database {kind!r}")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.service.database import Database
+from autograder.service.schema import prepare
 
 from .server import Server, make_course
 
@@ -44,6 +45,6 @@ def course(tmp_path_factory):
 def db(tmp_path):
     """A fresh service database (SQLite file in the test's folder) with its tables."""
     d = Database(f"sqlite:///{tmp_path / 'g.db'}")
-    d.create()
+    prepare(d)
     yield d
     d.dispose()

@@ -24,6 +24,7 @@ from autograder.service.database import Database
 from autograder.service.policy import parse_policy
 from autograder.service.queue import Queue
 from autograder.service.roster import Student, import_students, instructor_code
+from autograder.service.schema import prepare
 from autograder.service.courses import UPGRADED
 from autograder.service.service import Service
 from autograder.service.site import Site as ServiceSite
@@ -77,8 +78,8 @@ class Site:
         """``db_url``: the gradebook's database (default: SQLite in ``tmp``)."""
         self.clock = Clock(now)
         self.db = Database(db_url or f"sqlite:///{tmp / 'gradebook.db'}")
-        self.db.create()
-        self.db.create("site")
+        prepare(self.db)
+        prepare(self.db, "site")
         policy = parse_policy(config, list(A))
         sources = {n: REPO / "solutions" / n / f"{A[n].notebook}.ipynb" for n in A}
         rules = {n: notebook_rules(A[n], sources[n], sources) for n in policy.assignments}

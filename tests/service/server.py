@@ -87,6 +87,7 @@ def _enroll_in_process(data: Path, roster: Path, db: str | None) -> dict[str, st
     from autograder.service.accounts import enroll
     from autograder.service.database import Database, keep_private
     from autograder.service.roster import instructor_code, read_roster
+    from autograder.service.schema import prepare
     from autograder.store.urls import database_url
 
     mask = os.umask(0o077)  # keep_private sets the service's umask; this process keeps its own
@@ -94,7 +95,7 @@ def _enroll_in_process(data: Path, roster: Path, db: str | None) -> dict[str, st
         keep_private(data)
         database = Database(database_url(db, data.resolve()))
         try:
-            database.create()
+            prepare(database)
             codes = {student.student_id: code for student, code in enroll(database, read_roster(roster))}
             codes["instructor"] = instructor_code(database, "王老师")
         finally:

@@ -29,6 +29,7 @@ from autograder.service.site import Site
 from autograder.service.web.app import make_app
 from autograder.service.lti.keys import ToolKeys
 from autograder.service.policy import parse_policy
+from autograder.service.schema import prepare
 from autograder.service.uploads import notebook_rules
 
 from .. import server as _server  # noqa: F401 (puts tests/autograder on sys.path for test_pages)
@@ -57,8 +58,8 @@ def make_tool(tmp: Path, url: str | None = None) -> Tool:
     data = tmp / "data"
     data.mkdir()
     db = Database(url or f"sqlite:///{data / 'gradebook.db'}")
-    db.create()
-    db.create("site")
+    prepare(db)
+    prepare(db, "site")
     known = all_assignments()
     policy = parse_policy({"assignments": {n: {} for n in known}}, list(known))
     sources = {n: REPO / "solutions" / n / f"{a.notebook}.ipynb" for n, a in known.items()}
