@@ -104,6 +104,7 @@ class FakePlatform:
     custom: dict[str, dict] = field(default_factory=dict)  # resource link id -> custom parameters
     enrolments: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # context -> {user: roles there}
     links: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # context -> its resource links (id, title)
+    deep_link_data: Any = None  # the deep-linking request's ``data`` (None: an opaque string, as Canvas sends)
     audience: str | None = None  # the aud it requires in client assertions (Brightspace: not the token URL)
     tool_jwks: Any = None  # in-process tests: a callable giving the tool's key set (else fetched from the tool)
 
@@ -184,7 +185,7 @@ class FakePlatform:
             c["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"] = {
                 "deep_link_return_url": f"{self.base}/deep_linking_return/{context}", "accept_types": ["ltiResourceLink"],
                 "accept_presentation_document_targets": ["iframe", "window"], "accept_multiple": False,
-                "data": "opaque-" + secrets.token_hex(4)}
+                "data": "opaque-" + secrets.token_hex(4) if self.deep_link_data is None else self.deep_link_data}
         if self.flavour == "canvas":
             c[LTI + "lis"] = {"person_sourcedid": user.sourcedid, "course_offering_sourcedid": "BIN101-2026"}
             c[LTI + "tool_platform"] = {"guid": "canvas-guid:42", "name": "假 Canvas", "version": "cloud",

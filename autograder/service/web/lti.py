@@ -299,7 +299,7 @@ async def bind_request_post(request: Request) -> Response:
 def _link_page(request: Request, service: Service, verified: Launch, ticket: str, *, hint: str = "", error: str = "",
                status: int = 200) -> Response:
     return page(request, "lti/link.html", status, frame=verified.platform.origins(), ticket=ticket, course=service.course,
-                hint=hint, error=error, name=verified.name)
+                hint=hint, error=error, person_name=verified.name)
 
 
 def _link(request: Request, form: dict[str, str]) -> Response:

@@ -71,6 +71,32 @@ def make_tool(tmp: Path, url: str | None = None) -> Tool:
     return Tool(service, client, db, data, site)
 
 
+def make_site(tmp: Path, course_ids: tuple[str, ...], url: str | None = None, public: str = TOOL) -> Tool:
+    """A site of new courses (each its own SQLite file under ``tmp/data/courses``, or its schema of the PostgreSQL
+    database at ``url``), served at ``public``; the returned tool's ``service`` and ``db`` are the first course's."""
+    from autograder.service import courses
+
+    data = tmp / "data"
+    data.mkdir()
+    site_db = Database(url or f"sqlite:///{data / 'gradebook.db'}")
+    prepare(site_db, "site")
+    known = all_assignments()
+    policy = parse_policy({"assignments": {n: {} for n in known}}, list(known))
+    sources = {n: REPO / "solutions" / n / f"{a.notebook}.ipynb" for n, a in known.items()}
+    rules = {n: notebook_rules(a, sources[n], sources) for n, a in known.items()}
+    secret = sessions.load_secret(data / "secret.key")
+    services = {}
+    for cid in course_ids:
+        course = courses.add(site_db, data, cid, f"课程 {cid}")
+        db = Database(course.db_url(site_db.url, data))
+        services[cid] = Service(db, policy, course.data_root(data), sessions.Signer(secret, scope=cid), rules,
+                                {n: a.title for n, a in known.items()}, course=course, site_db=site_db)
+    site = Site(site_db, data, public, services, secret)
+    client = TestClient(make_app(site), base_url=TOOL, follow_redirects=False)
+    first = services[course_ids[0]]
+    return Tool(first, client, first.db, data, site)
+
+
 @pytest.fixture
 def tool(request, tmp_path):
     """The tool in process; a test marked ``@pytest.mark.parametrize("tool", ["postgresql"], indirect=True)`` gets
