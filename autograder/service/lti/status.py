@@ -20,6 +20,7 @@ class LmsCourse:
     binding: Binding
     platform: str
     title: str
+    launched: bool  # someone has launched from it (its AGS and NRPS endpoints are known)
     students: int
     inactive: int
     never_launched: list[str]
@@ -40,7 +41,7 @@ def lms_courses(db: Database, site: Database, course_id: str) -> list[LmsCourse]
     for b in bindings.of_course(site, course_id):
         ctx = contexts.get((b.platform_id, b.context_id))
         out.append(LmsCourse(b, names.get(b.platform_id, "（已移除）"), b.context_title or (ctx.title if ctx else "") or b.context_id,
-                             counts.get((b.platform_id, b.context_id, True), 0), counts.get((b.platform_id, b.context_id, False), 0),
+                             ctx is not None, counts.get((b.platform_id, b.context_id, True), 0), counts.get((b.platform_id, b.context_id, False), 0),
                              [n or sub for sub, n in nrps.never_launched(db, b.platform_id, b.context_id)],
                              b.active and ctx is not None and bool(ctx.memberships_url),
                              ctx is not None and bool(ctx.lineitems_url)))
