@@ -1,4 +1,5 @@
-"""Command line: ``autograder grade``, ``generate``, ``check-exercises``, ``serve``, ``roster`` and ``lti``."""
+"""Command line: ``autograder grade``, ``generate``, ``check-exercises``, ``serve``, ``course``, ``admin``, ``roster``
+and ``lti``."""
 
 from __future__ import annotations
 
@@ -61,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command in ("serve", "roster"):
         return run_service_command(args)
+    if args.command in ("course", "admin"):
+        from .commands import course
+
+        return course.main(args)
     if args.command == "sandbox":
         from .commands import sandbox_setup
 
@@ -82,12 +87,16 @@ def main(argv: list[str] | None = None) -> int:
 
 def add_service_commands(sub) -> None:
     """``autograder serve`` and ``autograder roster`` (the online grading service)."""
-    s = sub.add_parser("serve", help="运行在线评分服务（HTTP API、持久队列、评分工作进程）")
-    s.add_argument("--data", required=True, help="数据目录：提交的笔记本、SQLite 成绩库 gradebook.db、服务器密钥")
+    from .commands.course import add_parsers, data_options
+
+    s = sub.add_parser("serve", help="运行在线评分服务：数据目录中的每门课程（HTTP API、持久队列、评分工作进程）")
+    s.add_argument("--data", required=True, help="数据目录：站点数据库 gradebook.db、服务器密钥、每门课程的数据目录 courses/编号/")
     add_grading_options(s, folder="DATA")
-    s.add_argument("--config", help="课程配置 course.yml（默认 DATA/course.yml；没有时全部作业开放、无截止时间）")
     s.add_argument("--host", default="127.0.0.1", help="监听地址（默认 127.0.0.1）")
     s.add_argument("--port", type=int, default=8080, help="端口（默认 8080）")
+    s.add_argument("--public-url", help="学生和课程平台访问本服务的地址，如 https://grader.example.edu 或 https://example.edu/submit；"
+                                        "本服务给出的一切链接都由它构成，其他 Host 的请求被拒绝（只在本机回环地址上试用时可省略）")
+    s.add_argument("--allowed-host", action="append", help="除 --public-url 的主机名外也接受的 Host（可重复）")
     s.add_argument("--allow-weak-limits", action="store_true",
                    help="没有每个沙箱的 cgroup 限制（CPU 时间、内存、进程数）时也启动；此时成绩取决于机器负载，"
                         "一名学生的程序可能改变其他学生的成绩")
@@ -101,18 +110,19 @@ def add_service_commands(sub) -> None:
                    help="读请求体的宽限秒数：请求体须在此时间加上按最低速率所需的时间内到达，否则回答 408（默认 10）")
     s.add_argument("--body-min-rate", type=float, default=16.0, help="读请求体的最低速率，KiB/秒（默认 16）")
 
-    r = sub.add_parser("roster", help="在线评分服务的名单与访问码")
+    add_parsers(sub)
+    r = sub.add_parser("roster", help="在线评分服务中一门课程的名单与访问码")
     rs = r.add_subparsers(dest="roster_command", required=True)
     imp = rs.add_parser("import", help="导入名单（student_id，可选 name、email），为新学生生成访问码")
     imp.add_argument("roster", nargs="?", help="ROSTER.csv")
-    imp.add_argument("--data", required=True, help="服务的数据目录")
-    imp.add_argument("--db", help="成绩库的 SQLAlchemy URL（默认 sqlite:///DATA/gradebook.db）")
+    data_options(imp)
     imp.add_argument("--codes", required=True, help="把新访问码写入这个 CSV 文件（不得已存在；只有这一份）")
     imp.add_argument("--reset", action="append", metavar="STUDENT_ID", help="为这名学生换发访问码，旧码立即失效（可重复）")
-    ins = rs.add_parser("instructor", help="生成（或换发）教师访问码并打印")
-    ins.add_argument("name", help="教师名")
-    ins.add_argument("--data", required=True)
-    ins.add_argument("--db")
+    ins = rs.add_parser("instructor", help="生成（或换发）教师或助教的访问码并打印")
+    ins.add_argument("name", help="教师或助教的名字")
+    ins.add_argument("--role", choices=["instructor", "ta"], default="instructor",
+                     help="instructor 教师（默认）；ta 助教：查看全部提交与反馈、重新评分、延期与加次数，不能管理名单、访问码和课程平台")
+    data_options(ins)
 
 
 def run_service_command(args: argparse.Namespace) -> int:

@@ -42,6 +42,19 @@ LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 LIS = "http://purl.imsglobal.org/vocab/lis/v2/"
 LEARNER = [LIS + "institution/person#Student", LIS + "membership#Learner", LIS + "system/person#User"]
 INSTRUCTOR = [LIS + "institution/person#Instructor", LIS + "membership#Instructor", LIS + "system/person#User"]
+TEACHING_ASSISTANT = [LIS + "membership#Instructor", LIS + "membership/Instructor#TeachingAssistant", LIS + "system/person#User"]
+
+
+def role_name(roles: list[str]) -> str:
+    """How the fake LMS's pages name a person's part in a context."""
+    if any(r.endswith("#TeachingAssistant") for r in roles):
+        return "助教"
+    return "教师" if any(r.endswith("membership#Instructor") for r in roles) else "学生"
+
+
+def item_id(lineitem: dict) -> str:
+    """The path part a score POST of ``lineitem`` carries (its ``{item}``)."""
+    return str(lineitem.get("id", "")).split("/line_items/", 1)[-1].split("?", 1)[0]
 
 
 def free_port() -> int:
@@ -89,6 +102,9 @@ class FakePlatform:
     deep_link_responses: list[dict] = field(default_factory=list)
     refused_requests: int = 0
     custom: dict[str, dict] = field(default_factory=dict)  # resource link id -> custom parameters
+    enrolments: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # context -> {user: roles there}
+    links: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # context -> its resource links (id, title)
+    deep_link_data: Any = None  # the deep-linking request's ``data`` (None: an opaque string, as Canvas sends)
     audience: str | None = None  # the aud it requires in client assertions (Brightspace: not the token URL)
     tool_jwks: Any = None  # in-process tests: a callable giving the tool's key set (else fetched from the tool)
 
@@ -133,9 +149,14 @@ class FakePlatform:
         k = self.keys[-1] if kid is None else next(k for k in self.keys if k[0] == kid)
         return jwt.encode(claims, pem or k[1], algorithm="RS256", headers={"kid": kid or k[0]})
 
+    def roles_in(self, hint: str, context: str) -> list[str]:
+        """The roles of user ``hint`` in ``context`` (its enrolment there, else the user's own)."""
+        return self.enrolments.get(context, {}).get(hint, self.users[hint].roles)
+
     def claims(self, user: User, nonce: str, *, context: str = "course-1", link: str = "link-1", custom: dict | None = None,
-               message_type: str = "LtiResourceLinkRequest", now: float | None = None, lineitem: str | None = None) -> dict:
-        """An id_token payload shaped like the flavour's real launches."""
+               message_type: str = "LtiResourceLinkRequest", now: float | None = None, lineitem: str | None = None,
+               roles: list[str] | None = None) -> dict:
+        """An id_token payload shaped like the flavour's real launches (``roles``: the user's own by default)."""
         now = int(now or time.time())
         custom = dict(self.custom.get(link, {}) if custom is None else custom)
         ctx_url = f"{self.base}/api/lti/courses/{context}"
@@ -143,8 +164,9 @@ class FakePlatform:
             "iss": self.issuer, "aud": self.client_id, "azp": self.client_id, "sub": user.sub, "exp": now + 300, "iat": now,
             "nonce": nonce, LTI + "message_type": message_type, LTI + "version": "1.3.0",
             LTI + "deployment_id": self.deployment_id, LTI + "target_link_uri": self.tool + "/lti/launch",
-            LTI + "roles": user.roles, LTI + "context": {"id": context, "label": "BIN101", "title": self.contexts.get(context, "评价二分类模型"),
-                                                       "type": ["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"]},
+            LTI + "roles": user.roles if roles is None else roles,
+            LTI + "context": {"id": context, "label": "BIN101", "title": self.contexts.get(context, "评价二分类模型"),
+                              "type": ["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"]},
             LTI + "custom": custom, "name": user.name, "email": user.email, "given_name": user.given, "family_name": user.family,
             "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
                 "scope": ["https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
@@ -163,7 +185,7 @@ class FakePlatform:
             c["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"] = {
                 "deep_link_return_url": f"{self.base}/deep_linking_return/{context}", "accept_types": ["ltiResourceLink"],
                 "accept_presentation_document_targets": ["iframe", "window"], "accept_multiple": False,
-                "data": "opaque-" + secrets.token_hex(4)}
+                "data": "opaque-" + secrets.token_hex(4) if self.deep_link_data is None else self.deep_link_data}
         if self.flavour == "canvas":
             c[LTI + "lis"] = {"person_sourcedid": user.sourcedid, "course_offering_sourcedid": "BIN101-2026"}
             c[LTI + "tool_platform"] = {"guid": "canvas-guid:42", "name": "假 Canvas", "version": "cloud",
@@ -225,8 +247,10 @@ class FakePlatform:
                 self.refused_requests += 1
                 return HTMLResponse("<p>invalid authorization request</p>", status_code=400)
             hint = json.loads(p.get("lti_message_hint") or "{}")
-            claims = self.claims(user, p["nonce"], context=hint.get("context", "course-1"), link=hint.get("link", "link-1"),
-                                 message_type=hint.get("type", "LtiResourceLinkRequest"), lineitem=hint.get("lineitem"))
+            context = hint.get("context", "course-1")
+            claims = self.claims(user, p["nonce"], context=context, link=hint.get("link", "link-1"),
+                                 message_type=hint.get("type", "LtiResourceLinkRequest"), lineitem=hint.get("lineitem"),
+                                 roles=self.roles_in(p.get("login_hint", ""), context))
             token = self.sign(claims)
             return HTMLResponse(
                 f'<!DOCTYPE html><html><body><form method="post" action="{html.escape(p["redirect_uri"])}">'
@@ -287,7 +311,7 @@ class FakePlatform:
                 return refusal
             ctx = request.path_params["ctx"]
             page = int(request.query_params.get("page", "1"))
-            everyone = self.members.get(ctx, [])
+            everyone = self.members.get(ctx) or self.enrolled_members(ctx)
             chunk = everyone[(page - 1) * self.page_size: page * self.page_size]
             headers = {}
             if page * self.page_size < len(everyone):
@@ -298,17 +322,26 @@ class FakePlatform:
         async def course(request: Request) -> Response:
             ctx = request.path_params["ctx"]
             hint = request.query_params.get("user", "")
-            message = json.dumps({"context": ctx, "link": request.query_params.get("link", "link-1"),
-                                  "type": request.query_params.get("type", "LtiResourceLinkRequest")})
-            login = self.tool + "/lti/login?" + urlencode({"iss": self.issuer, "login_hint": hint, "target_link_uri": self.tool + "/lti/launch",
-                                                           "lti_message_hint": message, "client_id": self.client_id,
-                                                           "lti_deployment_id": self.deployment_id})
+
+            def login_url(link: str, kind: str = "LtiResourceLinkRequest") -> str:
+                message = json.dumps({"context": ctx, "link": link, "type": kind})
+                return self.tool + "/lti/login?" + urlencode({"iss": self.issuer, "login_hint": hint, "target_link_uri": self.tool + "/lti/launch",
+                                                               "lti_message_hint": message, "client_id": self.client_id,
+                                                               "lti_deployment_id": self.deployment_id})
+
+            title = html.escape(self.contexts.get(ctx, ctx))
+            kind = request.query_params.get("type", "LtiResourceLinkRequest")
+            login = login_url(request.query_params.get("link", "link-1"), kind)
             if request.query_params.get("frame") == "1":
-                body = (f'<h1>假课程平台：{html.escape(ctx)}</h1>'
+                body = (f'<h1>假课程平台：{title}</h1>'
                         f'<iframe id="tool" src="{html.escape(login)}" style="width:100%;max-width:900px;height:600px"></iframe>')
             else:
-                body = f'<h1>假课程平台：{html.escape(ctx)}</h1><a id="open" href="{html.escape(login)}">打开作业</a>'
-            head = "<head><meta name='viewport' content='width=device-width'></head>"
+                body = f'<h1>假课程平台：{title}</h1><a id="open" href="{html.escape(login)}">打开作业</a>'
+            others = [(lid, t) for lid, t in self.links.get(ctx, []) if lid != request.query_params.get("link", "link-1")]
+            if others and kind == "LtiResourceLinkRequest":
+                body += "<h2>这门课的其他活动</h2><ul>" + "".join(
+                    f'<li><a href="{html.escape(login_url(lid))}">{html.escape(t)}</a></li>' for lid, t in others) + "</ul>"
+            head = "<head><meta charset='utf-8'><meta name='viewport' content='width=device-width'></head>"
             return HTMLResponse(f"<!DOCTYPE html><html lang='zh-CN'>{head}<body>{body}</body></html>")
 
         async def deep_link_return(request: Request) -> Response:
@@ -318,24 +351,32 @@ class FakePlatform:
             claims = jwt.decode(token, self.tool_key(header["kid"]), algorithms=["RS256"], audience=self.issuer, issuer=self.client_id)
             self.deep_link_responses.append(claims)
             items = claims.get("https://purl.imsglobal.org/spec/lti-dl/claim/content_items", [])
+            ctx = request.path_params["ctx"]
+            for item in items:  # each item becomes an activity of the course, as an LMS adds it
+                link = f"dl-{len(self.custom) + 1}"
+                self.custom[link] = dict(item.get("custom") or {})
+                self.links.setdefault(ctx, []).append((link, str(item.get("title", link))))
             return HTMLResponse(f"<p id='added'>已添加 {len(items)} 项：{html.escape(items[0]['title']) if items else ''}</p>")
 
         async def index(request: Request) -> Response:
-            rows = []
-            for hint, u in self.users.items():
-                teacher = any(r.endswith("membership#Instructor") for r in u.roles)
-                links = [f'<a href="/courses/course-1?user={html.escape(hint)}">新窗口打开作业</a>',
-                         f'<a href="/courses/course-1?user={html.escape(hint)}&amp;frame=1">在框架中打开作业</a>']
-                if teacher:
-                    links.append(f'<a href="/courses/course-1?user={html.escape(hint)}&amp;frame=1&amp;type=LtiDeepLinkingRequest">'
-                                 "添加作业（深度链接）</a>")
-                rows.append(f"<li>{'教师' if teacher else '学生'} {html.escape(u.name)}：{' · '.join(links)}</li>")
-            book = "".join(f"<tr><td>{html.escape(s['userId'])}</td><td>{s['scoreGiven']:g} / {s['scoreMaximum']:g}</td>"
-                           f"<td>{html.escape(s['timestamp'])}</td></tr>" for s in self.scores)
+            sections = []
+            for ctx, title in (self.contexts or {"course-1": "评价二分类模型"}).items():
+                people = self.enrolments.get(ctx) or {hint: u.roles for hint, u in self.users.items()}
+                rows = []
+                for hint, roles in people.items():
+                    u = self.users[hint]
+                    kind = role_name(roles)
+                    links = [f'<a href="/courses/{html.escape(ctx)}?user={html.escape(hint)}">新窗口打开作业</a>',
+                             f'<a href="/courses/{html.escape(ctx)}?user={html.escape(hint)}&amp;frame=1">在框架中打开作业</a>']
+                    if kind == "教师":
+                        links.append(f'<a href="/courses/{html.escape(ctx)}?user={html.escape(hint)}&amp;frame=1&amp;type=LtiDeepLinkingRequest">'
+                                     "添加作业（深度链接）</a>")
+                    rows.append(f"<li>{kind} {html.escape(u.name)}：{' · '.join(links)}</li>")
+                sections.append(f"<section><h2>{html.escape(title)} <small>（{html.escape(ctx)}）</small></h2><ul>{''.join(rows)}</ul>"
+                                f"{self._gradebook_html(ctx)}</section>")
             head = "<head><meta charset='utf-8'><meta name='viewport' content='width=device-width'><title>假课程平台</title></head>"
             return HTMLResponse(f"<!DOCTYPE html><html lang='zh-CN'>{head}<body><h1>假课程平台（试用 LTI）</h1>"
-                                f"<p>这不是真正的 LMS，只用来试用本服务的 LTI 1.3 启动、深度链接与成绩回传。</p><ul>{''.join(rows)}</ul>"
-                                f"<h2>成绩册（本服务回传的成绩）</h2><table><tr><th>用户</th><th>得分</th><th>时间</th></tr>{book}</table>"
+                                f"<p>这不是真正的 LMS，只用来试用本服务的 LTI 1.3 启动、深度链接、名单同步与成绩回传。</p>{''.join(sections)}"
                                 "</body></html>")
 
         return Starlette(routes=[
@@ -346,6 +387,31 @@ class FakePlatform:
             Route("/api/lti/courses/{ctx}/names_and_roles", memberships),
             Route("/courses/{ctx}", course), Route("/deep_linking_return/{ctx}", deep_link_return, methods=["POST"]),
         ])
+
+    def enrolled_members(self, ctx: str) -> list[dict]:
+        """The NRPS members of ``ctx``: its enrolments (everyone, when the context lists none)."""
+        people = self.enrolments.get(ctx) or {hint: u.roles for hint, u in self.users.items()}
+        return [{"user_id": self.users[h].sub, "name": self.users[h].name, "email": self.users[h].email, "roles": roles,
+                 "lis_person_sourcedid": self.users[h].sourcedid, "status": "Active"} for h, roles in people.items()]
+
+    def _gradebook_html(self, ctx: str) -> str:
+        """The context's gradebook as an LMS shows it: a row per person (by name), a column per line item, the
+        latest score of each cell."""
+        items = self.lineitems.get(ctx, [])
+        if not items:
+            return "<p>成绩册：还没有成绩列。</p>"
+        names = {u.sub: u.name for u in self.users.values()}
+        latest: dict[tuple[str, str], dict] = {}
+        for score in self.scores:
+            if score["context"] == ctx:
+                latest[(score["userId"], score["lineitem"])] = score  # a later post replaces the cell
+        head = "".join(f"<th scope='col'>{html.escape(str(li.get('label', '')))}</th>" for li in items)
+        people = sorted({sub for sub, _ in latest}, key=lambda sub: names.get(sub, sub))
+        body = "".join(
+            f"<tr><th scope='row'>{html.escape(names.get(sub, sub))}</th>" + "".join(
+                f"<td>{cell['scoreGiven']:g} / {cell['scoreMaximum']:g}</td>" if (cell := latest.get((sub, item_id(li)))) else "<td>—</td>"
+                for li in items) + "</tr>" for sub in people)
+        return f"<table><caption>成绩册</caption><tr><th scope='col'>学生</th>{head}</tr>{body}</table>"
 
     def start(self) -> "FakePlatform":
         config = uvicorn.Config(self.app(), host=self.host if self.host != "localhost" else "127.0.0.1", port=self.port,

@@ -8,34 +8,26 @@ import sys
 from pathlib import Path
 
 from ..service.accounts import enroll
-from ..service.database import Database, keep_private
-from ..service.roster import RosterError, Student, instructor_code, read_roster, reset_code, write_codes
-from ..store.urls import database_url
+from ..service.roster import RosterError, Student, read_roster, reset_code, staff_code, write_codes
+from .course import CannotCourse, course_database
 
 
 class CannotRoster(RuntimeError):
     """The roster command cannot do what was asked (message in Chinese)."""
 
 
-def database(args: argparse.Namespace) -> tuple[Database, str]:
-    data = Path(args.data).resolve()
-    keep_private(data)  # 0700 folder, 0600 database files, umask 077
-    url = database_url(args.db, data)
-    db = Database(url)
-    db.create()
-    return db, url
-
-
 def roster(args: argparse.Namespace) -> int:
-    """``autograder roster import`` and ``autograder roster instructor``."""
+    """``autograder roster import`` and ``autograder roster instructor`` (of one course)."""
     try:
         if args.roster_command == "instructor":
-            db, _ = database(args)
-            print(instructor_code(db, args.name))
-            print(f"教师 {args.name} 的访问码如上（只显示这一次；重新运行本命令会换发新码，旧码随即失效）", file=sys.stderr)
+            db, course = course_database(args)
+            print(staff_code(db, args.name, args.role))
+            label = "助教" if args.role == "ta" else "教师"
+            print(f"课程 {course.id} 的{label} {args.name} 的访问码如上（只显示这一次；重新运行本命令会换发新码，旧码随即失效）",
+                  file=sys.stderr)
             return 0
         return _import(args)
-    except RosterError as exc:
+    except (RosterError, CannotCourse) as exc:
         raise CannotRoster(str(exc)) from None
 
 
@@ -52,7 +44,7 @@ def _import(args: argparse.Namespace) -> int:
         raise CannotRoster(f"无法创建 {codes_path}：{exc.strerror}") from None
     os.close(fd)
     os.unlink(codes_path)
-    db, _ = database(args)
+    db, course = course_database(args)
     resets = list(dict.fromkeys(args.reset or []))
     issued = enroll(db, students)
     try:
@@ -61,6 +53,6 @@ def _import(args: argparse.Namespace) -> int:
     finally:  # codes already issued are written even if a later --reset names an unknown student
         write_codes(codes_path, issued)
     created = len(issued) - len(resets)
-    print(f"名单：{len(students)} 名学生，新建 {created} 个账号，{len(students) - created} 个已存在（访问码不变）；"
+    print(f"课程 {course.id} 的名单：{len(students)} 名学生，新建 {created} 个账号，{len(students) - created} 个已存在（访问码不变）；"
           f"换发 {len(resets)} 个访问码。新访问码已写入 {codes_path}（只有这一份，请妥善分发）", file=sys.stderr)
     return 0

@@ -1,4 +1,5 @@
-"""``autograder serve``: the online grading service (HTTP API, durable queue, grading workers)."""
+"""``autograder serve``: the online grading service of every course of a data folder (HTTP API, durable queues,
+one pool of grading workers)."""
 
 from __future__ import annotations
 
@@ -11,19 +12,21 @@ import sys
 from pathlib import Path
 
 from ..check import all_assignments
-from ..service import sessions
-from ..service.service import Service
+from ..service import courses, sessions, worker
 from ..service.database import Database, keep_private
+from ..service.dispatcher import Dispatcher, Lane
 from ..service.lti import passback as lti_passback
-from ..service.dispatcher import Dispatcher
 from ..service.policy import PolicyError, load_policy
 from ..service.queue import Queue
-from ..service import worker
+from ..service.schema import prepare
+from ..service.service import Service
+from ..service.site import Site, SiteError
+from ..service.site import public_url as site_url
 from ..service.uploads import notebook_rules
-from ..store.urls import database_url
-from .grading import generate_changed, grading_setup, lock_folder
 from ..service.web.app import make_app
 from ..service.web.forms import BodyTime
+from ..store.urls import database_url
+from .grading import generate_changed, grading_setup, lock_folder
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -57,64 +60,66 @@ def serve(args: argparse.Namespace) -> int:
     """Start the service; returns when it is stopped (Ctrl-C / SIGTERM)."""
     import uvicorn
 
-    from ..store import ledger
-
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     data = Path(args.data).resolve()
     keep_private(data)  # 0700 folder, 0600 database files, umask 077
-    known = all_assignments()
-    config = Path(args.config) if args.config else (data / "course.yml" if (data / "course.yml").is_file() else None)
     try:
-        policy = load_policy(config, list(known))
-    except PolicyError as exc:
+        url = site_url(args.public_url, args.host, args.port, bool(args.ssl_certfile))
+    except SiteError as exc:
         raise CannotServe(str(exc)) from None
-    grading = grading_setup(args, {n: known[n] for n in policy.assignments}, CannotServe, log)
+    site_db = Database(database_url(args.db, data))
+    prepare(site_db, "site")
+    lock = lock_data(data) if site_db.sqlite else None
+    known = all_assignments()
+    registered = courses.all_courses(site_db)
+    if not registered:
+        raise CannotServe(f"数据目录 {data} 中还没有课程：先用 autograder course add 编号 --title 名称 --config course.yml 添加一门")
+    policies = {}
+    for course in registered:
+        path = course.policy_path(data)
+        try:
+            policies[course.id] = load_policy(path if path.is_file() else None, list(known))
+        except PolicyError as exc:
+            raise CannotServe(f"课程 {course.id}：{exc}") from None
+    open_assignments = {n for p in policies.values() for n in p.assignments}
+    grading = grading_setup(args, {n: known[n] for n in sorted(open_assignments)}, CannotServe, log)
     held = grading.enforcement
     if held is not None and held.weak() and not args.allow_weak_limits:
         raise CannotServe(held.refusal())
-    sources = grading.sources
-
-    url = database_url(args.db, data)
-    db = Database(url)
-    db.create()
-    lock = lock_data(data) if db.sqlite else None
-    with db.pair_lock("generate"):  # two service processes starting at once: one generates, the other waits
-        generate_changed(grading, list(policy.assignments), data / ".nbgrader-course", url, SettingStamps(db),
-                         CannotServe, log)
-    queue = Queue(db, f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}", args.lease)
-    if db.sqlite:
-        queue.orphans_now()
-    digest = policy.digest()
-    resettle = db.get_setting("policy_digest") != digest
+    instance = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+    secret = sessions.load_secret(data / "secret.key")
+    lanes, services, workers = [], {}, []
+    for course in registered:
+        lane, service, passback = _open_course(args, course, policies[course.id], grading, known, data, site_db, secret,
+                                               instance, f"{url}/c/{course.id}", log)
+        lanes.append(lane)
+        services[course.id] = service
+        workers.append(passback)
 
     def make_pool():
-        # at a lower CPU priority than the answers to students; one process per core (docs/scaling.md: extra
-        # workers would hold claimed submissions while they wait for admission, and start cold); spawned
+        # at a lower CPU priority than the answers to students; one process per core for all courses (docs/scaling.md:
+        # extra workers would hold claimed submissions while they wait for admission, and start cold); spawned
         # children of the service, started once (a fork server saves start-up, which a service pays once)
         pool = grading.pool(log, work=worker.grade, extra=0, fork_server=False)
         if not args.scheduler:
             pool.window = pool.workers + 1  # claims taken only when a worker is about to be free
         return pool
 
-    courses = {n: (known[n].notebook, sources[n], p.counts) for n, p in policy.assignments.items()}
-    dispatcher = Dispatcher(queue, make_pool, lambda: ledger.Store(url, wait=args.db_wait, log=log), data,
-                            courses, sandbox=grading.sandbox, limits=grading.limits, scratch=args.scratch, log=log,
-                            resettle=resettle,
-                            on_settled=lambda: db.set_setting("policy_digest", digest))
-    rules = {n: notebook_rules(known[n], sources[n], {a: sources.get(a) for a in known}) for n in policy.assignments}
-    service = Service(db, policy, data, sessions.Signer(sessions.load_secret(data / "secret.key")), rules,
-                      {n: known[n].title for n in policy.assignments}, wake=dispatcher.wake)
-
-    passback = lti_passback.for_service(db, data, service.titles, log)  # LTI: grade passback worker
+    dispatcher = Dispatcher(lanes, make_pool, sandbox=grading.sandbox, limits=grading.limits, scratch=args.scratch, log=log)
+    for service in services.values():
+        service.wake = dispatcher.wake
+    site = Site(site_db, data, url, services, secret)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
         dispatcher.start()
-        passback.start()  # LTI
-        log(f"autograder serve：{'https' if args.ssl_certfile else 'http'}://{args.host}:{args.port}/api/v1（数据目录 {data}；"
-            f"成绩库 {'SQLite' if db.sqlite else 'PostgreSQL'}；{grading.describe()}；开放作业 {', '.join(policy.assignments)}）")
+        for passback in workers:
+            passback.start()  # LTI
+        log(f"autograder serve：{url}/（监听 {args.host}:{args.port}；数据目录 {data}；成绩库 {'SQLite' if site_db.sqlite else 'PostgreSQL'}；"
+            f"{grading.describe()}；课程 {'、'.join(f'{c.id}（{len(policies[c.id].assignments)} 项作业）' for c in registered)}）")
         yield
-        passback.stop()  # LTI
+        for passback in workers:
+            passback.stop()  # LTI
         dispatcher.stop()
 
     if not (0 < args.body_grace <= 600 and 0 < args.body_min_rate):
@@ -127,10 +132,42 @@ def serve(args: argparse.Namespace) -> int:
                      limit_concurrency=args.max_connections,
                      proxy_headers=bool(args.forwarded_allow_ips), forwarded_allow_ips=args.forwarded_allow_ips or "",
                      http="h11", ssl_certfile=args.ssl_certfile, ssl_keyfile=args.ssl_keyfile)
+    app = make_app(site, lifespan=lifespan, body_time=body_time, extra_hosts=args.allowed_host or [])
     try:
-        uvicorn.Server(uvicorn.Config(make_app(service, lifespan=lifespan, body_time=body_time), **config_kw)).run()
+        uvicorn.Server(uvicorn.Config(app, **config_kw)).run()
     finally:
-        db.dispose()
+        for service in services.values():
+            service.db.dispose()
+        site_db.dispose()
         if lock is not None:
             os.close(lock)
     return 0
+
+
+def _open_course(args: argparse.Namespace, course: courses.Course, policy, grading, known, data: Path, site_db: Database,
+                 secret: bytes, instance: str, public: str, log):
+    """One course's database (made current), gradebook (its changed assignments generated), queue lane, core and
+    passback worker."""
+    from ..store import ledger
+
+    root = course.data_root(data)
+    db = Database(course.db_url(site_db.url, data))
+    prepare(db, "course")
+    with db.pair_lock("generate"):  # two service processes starting at once: one generates, the other waits
+        generate_changed(grading, list(policy.assignments), root / ".nbgrader-course", db.url, SettingStamps(db),
+                         CannotServe, log)
+    queue = Queue(db, instance, args.lease)
+    if db.sqlite:
+        queue.orphans_now()
+    digest = policy.digest()
+    sources = grading.sources
+    lane = Lane(course.id, queue, lambda: ledger.Store(db.url, wait=args.db_wait, log=log), root,
+                {n: (known[n].notebook, sources[n], p.counts) for n, p in policy.assignments.items()},
+                resettle=db.get_setting("policy_digest") != digest,
+                on_settled=lambda: db.set_setting("policy_digest", digest))
+    rules = {n: notebook_rules(known[n], sources[n], {a: sources.get(a) for a in known}) for n in policy.assignments}
+    service = Service(db, policy, root, sessions.Signer(secret, scope=course.id), rules,
+                      {n: known[n].title for n in policy.assignments}, course=course,
+                      site_db=None if db.url == site_db.url else site_db)
+    passback = lti_passback.for_course(db, site_db, data, service.titles, public, log)
+    return lane, service, passback

@@ -24,7 +24,7 @@ import sqlalchemy as sa
 
 from . import codes
 from .codes import Account
-from .database import ACCOUNTS, ENDED_SESSIONS, SIGN_IN_FAILURES, Database
+from .database import ACCOUNTS, COURSE_ACCOUNTS, AccountTables, Database
 from .errors import NotFound, NotSignedIn, TooMany
 from .policy import CoursePolicy
 from .roster import Student, import_students, reset_code
@@ -47,16 +47,19 @@ def _account(row) -> Account:
 
 
 class Accounts:
-    """Accounts, codes and sign-in failures in ``db`` under the course's limits, at ``clock()`` (epoch seconds)."""
+    """Accounts, codes and sign-in failures in ``db`` under the course's limits, at ``clock()`` (epoch seconds).
+
+    ``tables``: a course's people (default), or the site's administrators (:data:`.database.SITE_ADMINS`, with the
+    default limits of a course): the same rules sign both in."""
 
     def __init__(self, db: Database, course: CoursePolicy, clock: Callable[[], float],
-                 cache: codes.CodeCache | None = None) -> None:
-        self.db, self.course, self.clock = db, course, clock
+                 cache: codes.CodeCache | None = None, tables: AccountTables = COURSE_ACCOUNTS) -> None:
+        self.db, self.course, self.clock, self.t = db, course, clock, tables
         self.cache = cache if cache is not None else codes.CodeCache()
 
     def _row(self, con: sa.Connection, where):
-        return con.execute(sa.select(ACCOUNTS.c.id, ACCOUNTS.c.role, ACCOUNTS.c.login, ACCOUNTS.c.name,
-                                     ACCOUNTS.c.code_id, ACCOUNTS.c.code_hash).where(where)).first()
+        return con.execute(sa.select(self.t.accounts.c.id, self.t.accounts.c.role, self.t.accounts.c.login, self.t.accounts.c.name,
+                                     self.t.accounts.c.code_id, self.t.accounts.c.code_hash).where(where)).first()
 
     # ---- signing in
 
@@ -70,7 +73,7 @@ class Accounts:
         hit = self.cache.get(code)
         if hit is not None:
             with self.db.read() as con:
-                row = self._row(con, ACCOUNTS.c.id == hit[0])
+                row = self._row(con, self.t.accounts.c.id == hit[0])
             if row is not None and row.code_id == hit[1]:
                 if login is not None and row.login != login:  # someone else's code: a failure like a wrong code
                     self._record(address, row.id)
@@ -88,7 +91,7 @@ class Accounts:
         right = parts is not None and codes.verify(parts[1], row.code_hash if row is not None else None)
         if right and (login is None or row.login == login):
             with self.db.write() as con:  # a right code is no failure: its reservation goes
-                con.execute(sa.delete(SIGN_IN_FAILURES).where(SIGN_IN_FAILURES.c.id == ticket))
+                con.execute(sa.delete(self.t.failures).where(self.t.failures.c.id == ticket))
             self.cache.put(code, row.id, row.code_id)
             return _account(row)
         if over:
@@ -111,24 +114,24 @@ class Accounts:
         with self.db.write() as con:
             self.db.serialize(con, "sign-in")
             now = self.clock()
-            con.execute(sa.delete(SIGN_IN_FAILURES).where(SIGN_IN_FAILURES.c.at <= now - window))
-            row = self._row(con, ACCOUNTS.c.code_id == code_id) if code_id is not None else None
+            con.execute(sa.delete(self.t.failures).where(self.t.failures.c.at <= now - window))
+            row = self._row(con, self.t.accounts.c.code_id == code_id) if code_id is not None else None
             if row is not None:
-                refusal = self._budget(con, SIGN_IN_FAILURES.c.account_id == row.id,
+                refusal = self._budget(con, self.t.failures.c.account_id == row.id,
                                        self.course.login_max_per_account, now)
                 if refusal is not None:
                     raise refusal
-            over = self._budget(con, SIGN_IN_FAILURES.c.address == address, self.course.login_max_failures, now)
+            over = self._budget(con, self.t.failures.c.address == address, self.course.login_max_failures, now)
             if over is not None and row is None:
                 raise _Unchecked(over)
-            ticket = con.execute(sa.insert(SIGN_IN_FAILURES).values(
+            ticket = con.execute(sa.insert(self.t.failures).values(
                 address=address, account_id=row.id if row is not None else None, at=now)).inserted_primary_key[0]
         return row, ticket, over
 
     def _budget(self, con: sa.Connection, where, limit: int, now: float) -> TooMany | None:
         """The refusal (with the seconds to wait) when the failures ``where`` in the window reach ``limit``."""
-        times = con.execute(sa.select(SIGN_IN_FAILURES.c.at).where(where & (SIGN_IN_FAILURES.c.at > now - self.course.login_window_seconds))
-                            .order_by(SIGN_IN_FAILURES.c.at.desc()).limit(limit)).scalars().all()
+        times = con.execute(sa.select(self.t.failures.c.at).where(where & (self.t.failures.c.at > now - self.course.login_window_seconds))
+                            .order_by(self.t.failures.c.at.desc()).limit(limit)).scalars().all()
         if len(times) < limit:
             return None
         wait = max(1, int(min(times) + self.course.login_window_seconds - now + 0.999))
@@ -137,15 +140,15 @@ class Accounts:
     def _record(self, address: str, account_id: int | None) -> None:
         """Count a failed sign-in of ``address`` (against ``account_id`` too)."""
         with self.db.write() as con:
-            con.execute(sa.insert(SIGN_IN_FAILURES).values(address=address, account_id=account_id, at=self.clock()))
+            con.execute(sa.insert(self.t.failures).values(address=address, account_id=account_id, at=self.clock()))
 
     def of_session(self, account_id: int, code_id: str, nonce: str | None = None) -> Account:
         """The account of a session made with code ``code_id`` (:class:`NotSignedIn` once the code was replaced,
         or once the session ``nonce`` was signed out, :meth:`end_session`)."""
         with self.db.read() as con:
-            row = self._row(con, ACCOUNTS.c.id == account_id)
+            row = self._row(con, self.t.accounts.c.id == account_id)
             ended = nonce is not None and con.execute(
-                sa.select(ENDED_SESSIONS.c.nonce).where(ENDED_SESSIONS.c.nonce == nonce)).first() is not None
+                sa.select(self.t.ended.c.nonce).where(self.t.ended.c.nonce == nonce)).first() is not None
         if row is None or row.code_id != code_id or ended:
             raise NotSignedIn(EXPIRED)
         return _account(row)
@@ -154,10 +157,10 @@ class Accounts:
         """Sign a session out on the server: its cookie (kept or copied) is refused from now on.  Rows are kept
         until the cookie would have expired anyway."""
         with self.db.write() as con:
-            con.execute(sa.delete(ENDED_SESSIONS).where(ENDED_SESSIONS.c.expires < self.clock()))
-            known = con.execute(sa.select(ENDED_SESSIONS.c.nonce).where(ENDED_SESSIONS.c.nonce == nonce)).first()
+            con.execute(sa.delete(self.t.ended).where(self.t.ended.c.expires < self.clock()))
+            known = con.execute(sa.select(self.t.ended.c.nonce).where(self.t.ended.c.nonce == nonce)).first()
             if known is None:
-                con.execute(sa.insert(ENDED_SESSIONS).values(nonce=nonce, expires=expires))
+                con.execute(sa.insert(self.t.ended).values(nonce=nonce, expires=expires))
 
     # ---- the roster
 

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from .roles import LABELS, Permission, Role, can, is_staff
+
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: codes are read and typed by people
 HASHER = PasswordHasher(time_cost=2, memory_cost=19456, parallelism=1)
 MAX_CODE_LENGTH = 80
@@ -74,7 +76,8 @@ def pause_like_verify() -> None:
 
 @dataclass(frozen=True)
 class Account:
-    """A signed-in person: ``role`` is ``student`` or ``instructor``; ``login`` the student id or instructor name."""
+    """A signed-in person of one course: ``role`` a :class:`~.roles.Role` value; ``login`` the student id, or the
+    name of an instructor or teaching assistant."""
 
     id: int
     role: str
@@ -84,7 +87,19 @@ class Account:
 
     @property
     def is_instructor(self) -> bool:
-        return self.role == "instructor"
+        return self.role == Role.INSTRUCTOR
+
+    @property
+    def is_staff(self) -> bool:
+        """Sees the class (an instructor or a teaching assistant), not only their own work."""
+        return is_staff(self.role)
+
+    def can(self, permission: Permission) -> bool:
+        return can(self.role, permission)
+
+    @property
+    def role_label(self) -> str:
+        return LABELS.get(self.role, self.role)
 
 
 class CodeCache:

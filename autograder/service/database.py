@@ -1,4 +1,6 @@
-"""The service's tables, in the same database as the nbgrader gradebook, and how to reach them safely.
+"""The service's tables and how to reach them safely.
+
+A course's tables (:data:`META`) live in the course's database, next to its nbgrader gradebook:
 
 * ``service_accounts`` - students (``login`` = student id) and instructors, each with the public part of its
   access code (``code_id``) and a slow (argon2id) hash of the secret part; never the code itself;
@@ -15,6 +17,14 @@
 * ``service_regrades`` - regrades an instructor asked for (which submissions, when), for their progress;
 * ``service_meta`` - small settings (the policy digest the gradebook was settled with).
 
+The site's tables (:data:`SITE_META`) live in the site's database (``DATA/gradebook.db`` or ``--db``):
+
+* ``site_courses`` - the courses this service hosts (:mod:`.courses`);
+* ``site_admins``, ``site_sign_in_failures``, ``site_ended_sessions`` - the service's administrators, their failed
+  sign-ins and signed-out sessions (the same columns as a course's: :class:`.accounts.Accounts` serves both).
+
+How each is created or brought up to date: :func:`.schema.prepare`.
+
 SQLite (the embedded default) runs in WAL mode and write transactions start with ``BEGIN IMMEDIATE``, so
 two writers never interleave a read and a write; PostgreSQL uses row locks (``FOR UPDATE``, ``SKIP
 LOCKED`` for the queue) and session advisory locks (:meth:`Database.pair_lock`).
@@ -23,23 +33,25 @@ LOCKED`` for the queue) and session advisory locks (:meth:`Database.pair_lock`).
 from __future__ import annotations
 
 import os
+import re
 import threading
 import zlib
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 import sqlalchemy as sa
 
 from ..store.urls import engine_url
-from .lti.tables import META as LTI_META
 
 META = sa.MetaData()
+SITE_META = sa.MetaData()
 
 ACCOUNTS = sa.Table(
     "service_accounts", META,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("role", sa.String(16), nullable=False),  # "student" | "instructor"
+    sa.Column("role", sa.String(16), nullable=False),  # a roles.Role value
     sa.Column("login", sa.String(128), nullable=False),
     sa.Column("name", sa.String(200), nullable=False, default=""),
     sa.Column("email", sa.String(200), nullable=False, default=""),
@@ -96,7 +108,6 @@ SIGN_IN_FAILURES = sa.Table(
     sa.Index("ix_service_sign_in_failures_address", "address", "at"),
     sa.Index("ix_service_sign_in_failures_account", "account_id", "at"),
 )
-OLD_TABLES = ("service_login_failures",)  # the per-address failures of older versions (transient: dropped)
 
 ENDED_SESSIONS = sa.Table(
     "service_ended_sessions", META,
@@ -130,6 +141,59 @@ SETTINGS = sa.Table(
     sa.Column("value", sa.Text, nullable=False),
 )
 
+COURSES = sa.Table(
+    "site_courses", SITE_META,
+    sa.Column("id", sa.String(40), primary_key=True),
+    sa.Column("title", sa.String(200), nullable=False),
+    sa.Column("data_dir", sa.String(200), nullable=False),  # relative to the site's data folder; "." for an upgraded one
+    sa.Column("db_schema", sa.String(63)),  # PostgreSQL: the course's schema (None: the site's own tables' schema)
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+
+def _account_columns() -> list[sa.Column]:
+    return [sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+            sa.Column("role", sa.String(16), nullable=False),
+            sa.Column("login", sa.String(128), nullable=False),
+            sa.Column("name", sa.String(200), nullable=False, default=""),
+            sa.Column("email", sa.String(200), nullable=False, default=""),
+            sa.Column("code_id", sa.String(32), nullable=False, unique=True),
+            sa.Column("code_hash", sa.String(200), nullable=False),
+            sa.Column("created_at", sa.Float, nullable=False)]
+
+
+ADMINS = sa.Table("site_admins", SITE_META, *_account_columns(),
+                  sa.UniqueConstraint("role", "login", name="uq_site_admins_role_login"))
+
+ADMIN_SIGN_IN_FAILURES = sa.Table(
+    "site_sign_in_failures", SITE_META,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("address", sa.String(64), nullable=False),
+    sa.Column("account_id", sa.Integer),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Index("ix_site_sign_in_failures_address", "address", "at"),
+    sa.Index("ix_site_sign_in_failures_account", "account_id", "at"),
+)
+
+ADMIN_ENDED_SESSIONS = sa.Table(
+    "site_ended_sessions", SITE_META,
+    sa.Column("nonce", sa.String(64), primary_key=True),
+    sa.Column("expires", sa.Float, nullable=False, index=True),
+)
+
+
+@dataclass(frozen=True)
+class AccountTables:
+    """The tables of one kind of account: a course's people, or the site's administrators."""
+
+    accounts: sa.Table
+    failures: sa.Table
+    ended: sa.Table
+
+
+COURSE_ACCOUNTS = AccountTables(ACCOUNTS, SIGN_IN_FAILURES, ENDED_SESSIONS)
+SITE_ADMINS = AccountTables(ADMINS, ADMIN_SIGN_IN_FAILURES, ADMIN_ENDED_SESSIONS)
+
 
 DB_FILES = ("gradebook.db", "gradebook.db-wal", "gradebook.db-shm", "gradebook.db-journal")
 
@@ -150,11 +214,17 @@ def keep_private(data: Path) -> None:
 
 
 class Database:
-    """The service's connection to the gradebook database (``url``: SQLAlchemy URL, SQLite or PostgreSQL)."""
+    """A connection to one database of the service (``url``: SQLAlchemy URL, SQLite or PostgreSQL).
+
+    A course on a PostgreSQL site has a schema of its own: its URL carries ``options=-csearch_path=SCHEMA``
+    (:func:`with_schema`), so that every connection - the service's and nbgrader's - sees only that course's
+    tables; advisory locks are named within the schema.
+    """
 
     def __init__(self, url: str) -> None:
         self.url = engine_url(url)
         self.sqlite = self.url.startswith("sqlite")
+        self.schema = schema_of(self.url)
         if self.sqlite:
             # enough connections that requests waiting for the write lock never starve the readers
             self.engine = sa.create_engine(self.url, connect_args={"timeout": 30}, pool_size=20, max_overflow=40)
@@ -165,19 +235,9 @@ class Database:
         self._local_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
-    def create(self) -> None:
-        """Create the service's tables if they are missing and bring an older version's up to date (:func:`_upgrade`)."""
-        if not self.sqlite:  # two processes starting at once: one creates, the other waits
-            with self.engine.begin() as con:
-                con.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _key("create-tables")})
-                META.create_all(con, checkfirst=True)
-                LTI_META.create_all(con, checkfirst=True)
-                _upgrade(con)
-        else:
-            META.create_all(self.engine, checkfirst=True)
-            LTI_META.create_all(self.engine, checkfirst=True)
-            with self.engine.begin() as con:
-                _upgrade(con)
+    def key(self, name: str) -> int:
+        """The advisory lock key of ``name`` within this database's schema."""
+        return _key(f"{self.schema or ''}/{name}")
 
     @contextmanager
     def write(self) -> Iterator[sa.Connection]:
@@ -197,7 +257,7 @@ class Database:
         """Serialize the transaction of ``con`` with every other that calls this with ``name``, until it ends
         (PostgreSQL: a transaction advisory lock; SQLite: ``BEGIN IMMEDIATE`` of :meth:`write` already does)."""
         if not self.sqlite:
-            con.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _key(name)})
+            con.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": self.key(name)})
 
     def lock_for_update(self, con: sa.Connection, table: sa.Table, where) -> None:
         """Lock the matching rows until the transaction ends (PostgreSQL; SQLite's write lock already serializes)."""
@@ -218,12 +278,12 @@ class Database:
                 yield
                 return
             with self.engine.connect() as con:
-                con.execute(sa.text("SELECT pg_advisory_lock(:k)"), {"k": _key(name)})
+                con.execute(sa.text("SELECT pg_advisory_lock(:k)"), {"k": self.key(name)})
                 con.commit()
                 try:
                     yield
                 finally:
-                    con.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": _key(name)})
+                    con.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": self.key(name)})
                     con.commit()
 
     def get_setting(self, key: str) -> str | None:
@@ -239,28 +299,21 @@ class Database:
         self.engine.dispose()
 
 
-def _upgrade(con: sa.Connection) -> None:
-    """Bring the tables of an older version up to date: :func:`_drop_copies`, :func:`_add_finished_at`."""
-    _drop_copies(con)
-    _add_finished_at(con)
+_SEARCH_PATH = re.compile(r"-c\s*search_path=([a-z_][a-z0-9_]*)")
 
 
-def _add_finished_at(con: sa.Connection) -> None:
-    """Older databases had no ``finished_at``: add it, each row's from its ``graded_at`` (what it meant then)."""
-    if "finished_at" not in {c["name"] for c in sa.inspect(con).get_columns(SUBMISSIONS.name)}:
-        con.execute(sa.text(f"ALTER TABLE {SUBMISSIONS.name} ADD COLUMN finished_at FLOAT"))
-        con.execute(sa.text(f"UPDATE {SUBMISSIONS.name} SET finished_at = graded_at"))
+def with_schema(url: str, schema: str) -> str:
+    """``url`` (PostgreSQL) with every connection's ``search_path`` set to ``schema`` alone."""
+    return sa.engine.make_url(url).update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
+        hide_password=False)
 
 
-def _drop_copies(con: sa.Connection) -> None:
-    """Older databases stored the counting score in ``service_counting`` too: drop those columns (the score is
-    the counting submission's, see :mod:`.counting`); and the tables older versions used (:data:`OLD_TABLES`)."""
-    for table in OLD_TABLES:
-        con.execute(sa.text(f"DROP TABLE IF EXISTS {table}"))
-    columns = {c["name"] for c in sa.inspect(con).get_columns(COUNTING.name)}
-    for name in ("score", "max_score"):
-        if name in columns:
-            con.execute(sa.text(f"ALTER TABLE {COUNTING.name} DROP COLUMN {name}"))
+def schema_of(url: str) -> str | None:
+    """The schema a URL made by :func:`with_schema` names (None: the database's default)."""
+    if url.startswith("sqlite"):
+        return None
+    found = _SEARCH_PATH.fullmatch(str(sa.engine.make_url(url).query.get("options", "")).strip())
+    return found.group(1) if found else None
 
 
 def _key(name: str) -> int:

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from ..store.grades import spreadsheet_text
 from . import codes
 from .database import ACCOUNTS, Database
+from .roles import LABELS, Role
 from .errors import Invalid
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}")
@@ -76,8 +77,8 @@ def parse_roster(raw: bytes, path: str = "ROSTER.csv") -> list[Student]:
     return out
 
 
-def _account(con: sa.Connection, role: str, login: str):
-    return con.execute(sa.select(ACCOUNTS).where((ACCOUNTS.c.role == role) & (ACCOUNTS.c.login == login))).first()
+def _account(con: sa.Connection, role: str, login: str, table: sa.Table = ACCOUNTS):
+    return con.execute(sa.select(table).where((table.c.role == role) & (table.c.login == login))).first()
 
 
 def import_students(db: Database, students: list[Student]) -> list[tuple[Student, str]]:
@@ -97,30 +98,37 @@ def import_students(db: Database, students: list[Student]) -> list[tuple[Student
     return issued
 
 
-def reset_code(db: Database, role: str, login: str) -> str:
+def reset_code(db: Database, role: str, login: str, table: sa.Table = ACCOUNTS) -> str:
     """A new code for an existing account; the old code stops working."""
     code, code_id, code_hash = codes.new_code()
     with db.write() as con:
-        row = _account(con, role, login)
+        row = _account(con, role, login, table)
         if row is None:
-            raise RosterError(f"没有{'学生' if role == 'student' else '教师'} {login}")
-        con.execute(sa.update(ACCOUNTS).where(ACCOUNTS.c.id == row.id).values(code_id=code_id, code_hash=code_hash))
+            raise RosterError(f"没有{LABELS.get(role, role)} {login}")
+        con.execute(sa.update(table).where(table.c.id == row.id).values(code_id=code_id, code_hash=code_hash))
+    return code
+
+
+def staff_code(db: Database, name: str, role: str = Role.INSTRUCTOR, table: sa.Table = ACCOUNTS) -> str:
+    """A code for ``name`` in ``role`` (an instructor or teaching assistant of the course; with ``table``
+    :data:`~.database.ADMINS`, a site administrator): a new account, or a new code for an existing one (the old
+    code stops working)."""
+    if not INSTRUCTOR_NAME.fullmatch(name):
+        raise RosterError(f"{LABELS.get(role, role)}的名字不能为空、不能超过 100 个字符，也不能含控制字符")
+    with db.read() as con:
+        exists = _account(con, role, name, table) is not None
+    if exists:
+        return reset_code(db, role, name, table)
+    code, code_id, code_hash = codes.new_code()
+    with db.write() as con:
+        con.execute(sa.insert(table).values(role=role, login=name, name=name, email="", code_id=code_id,
+                                            code_hash=code_hash, created_at=time.time()))
     return code
 
 
 def instructor_code(db: Database, name: str) -> str:
-    """A code for instructor ``name``: a new account, or a new code for an existing one (the old code stops working)."""
-    if not INSTRUCTOR_NAME.fullmatch(name):
-        raise RosterError("教师名不能为空、不能超过 100 个字符，也不能含控制字符")
-    with db.read() as con:
-        exists = _account(con, "instructor", name) is not None
-    if exists:
-        return reset_code(db, "instructor", name)
-    code, code_id, code_hash = codes.new_code()
-    with db.write() as con:
-        con.execute(sa.insert(ACCOUNTS).values(role="instructor", login=name, name=name, email="", code_id=code_id,
-                                               code_hash=code_hash, created_at=time.time()))
-    return code
+    """A code for instructor ``name`` (:func:`staff_code`)."""
+    return staff_code(db, name, Role.INSTRUCTOR)
 
 
 def write_codes(path: Path, issued: list[tuple[Student, str]]) -> None:

@@ -1,6 +1,6 @@
-"""The service's core, in one object: what ``autograder serve`` builds and every web module calls.
+"""One course's core, in one object: what ``autograder serve`` builds per course and every web module calls.
 
-:class:`Service` knows the database, the course policy, the data folder, the notebooks' rules and a clock; it
+:class:`Service` knows its course, the course's database, the course policy, the data folder, the notebooks' rules and a clock; it
 never sees an HTTP request.  Its parts: :attr:`Service.accounts` (:class:`.accounts.Accounts`: codes, sign-in
 failures, the roster), :attr:`Service.submissions` (:class:`.submissions.Submissions`: may a student submit,
 accepting, reading attempts, what counts), and the instructor's actions below (exceptions for one student,
@@ -20,6 +20,7 @@ from typing import Any, Callable
 from . import codes, dashboard, overrides, regrade, sessions
 from .accounts import Accounts
 from .codes import Account
+from .courses import UPGRADED, Course
 from .database import Database
 from .errors import Invalid
 from .policy import CoursePolicy
@@ -41,6 +42,8 @@ class Service:
     wake: Callable[[], None] = lambda: None
     cache: codes.CodeCache = field(default_factory=codes.CodeCache)
     clock: Callable[[], float] = time.time
+    course: Course = UPGRADED
+    site_db: Database | None = None  # the site's database (bindings, platforms); None: the course's own
 
     def __post_init__(self) -> None:
         now = lambda: self.clock()  # noqa: E731 - read at every use: a test may replace the clock
@@ -50,6 +53,11 @@ class Service:
 
     def now(self) -> float:
         return self.clock()
+
+    @property
+    def site(self) -> Database:
+        """The site's database (the course's own for a course that lives in it)."""
+        return self.site_db if self.site_db is not None else self.db
 
     def course_tz(self) -> tzinfo:
         """The course's one time zone, of every page, form and ``grades.csv`` (:func:`.times.course_zone`)."""

@@ -1,21 +1,23 @@
-"""Browser sessions and CSRF tokens (for the pages of the next issue; the API already accepts them).
+"""Browser sessions and CSRF tokens.
 
-A session cookie is ``base64url(JSON payload) "." base64url(HMAC-SHA256(secret, payload))``; the payload
-holds the account id, the ``code_id`` of the code it was made with (a new code ends every old session),
-a random nonce and the expiry.  The cookie is ``HttpOnly``, ``SameSite=Strict`` and ``Path=/``; over HTTPS it
-is ``Secure`` and named with the ``__Host-`` prefix (:func:`cookie_name`), which a browser accepts only from a
-secure page of this very host, without ``Domain``: a page on a sibling subdomain, or any plain-HTTP page of the
-host (another port), cannot set or replace it (cookie tossing), and over HTTPS the service reads only that name.
-Over plain HTTP (a trial on loopback) browsers refuse a ``__Host-`` cookie without ``Secure``, and a ``Secure``
-cookie would not come back, so the name is the plain one there and cookie tossing is not prevented (the pages
-then notice a changed account, and an upload form refuses another account than its page's).  The code that
+A session cookie is ``base64url(JSON payload) "." base64url(HMAC-SHA256(secret, payload))``; the payload holds the
+course (the signer's ``scope``: accounts of two courses may share an id, so a session of one is never read by
+another), the account id, the ``code_id`` of the code it was made with (a new code ends every old session), a
+random nonce and the expiry. Each course's cookies have names of their own (:meth:`Signer.name`), so a person
+signed in to two courses keeps both sessions. The cookie is ``HttpOnly``, ``SameSite=Strict`` and ``Path=/``; over
+HTTPS it is ``Secure`` and named with the ``__Host-`` prefix (:func:`cookie_name`), which a browser accepts only
+from a secure page of this very host, without ``Domain``: a page on a sibling subdomain, or any plain-HTTP page of
+the host (another port), cannot set or replace it (cookie tossing), and over HTTPS the service reads only that
+name. Over plain HTTP (a trial on loopback) browsers refuse a ``__Host-`` cookie without ``Secure``, and a
+``Secure`` cookie would not come back, so the name is the plain one there and cookie tossing is not prevented (the
+pages then notice a changed account, and an upload form refuses another account than its page's). The code that
 made a session is its account's session version: a new code (a reset) ends every session made with the old.
 
-A CSRF token is ``HMAC(secret, "csrf" + nonce)``: tied to one session, never stored, checked in constant time
-on every state-changing request that is authenticated by the cookie.
+A CSRF token is ``HMAC(secret, "csrf" + nonce)``: tied to one session, never stored, checked in constant time on
+every state-changing request that is authenticated by the cookie.
 
-The server secret is 32 random bytes in ``DATA/secret.key`` (mode 0600), created on first start and
-shared by every service process that uses the same data folder.
+The server secret is 32 random bytes in ``DATA/secret.key`` (mode 0600), created on first start and shared by every
+service process that uses the same data folder.
 """
 
 from __future__ import annotations
@@ -80,12 +82,17 @@ class Session:
 
 
 class Signer:
-    """Issues and checks session cookies and CSRF tokens with one server secret."""
+    """Issues and checks session cookies and CSRF tokens of one ``scope`` (a course's id; ``admin`` for the site's
+    administrators) with one server secret."""
 
-    def __init__(self, secret: bytes, max_age: float = MAX_AGE) -> None:
+    def __init__(self, secret: bytes, max_age: float = MAX_AGE, scope: str = "") -> None:
         self._key = hashlib.sha256(b"autograder-session" + secret).digest()
         self._csrf = hashlib.sha256(b"autograder-csrf" + secret).digest()
-        self.max_age = max_age
+        self.max_age, self.scope = max_age, scope
+
+    def name(self, base: str) -> str:
+        """The name of cookie ``base`` in this scope (before the scheme's prefix, :func:`cookie_name`)."""
+        return f"{base}-{self.scope}" if self.scope else base
 
     def _mac(self, payload: bytes) -> bytes:
         return hmac.new(self._key, payload, hashlib.sha256).digest()
@@ -93,8 +100,8 @@ class Signer:
     def issue(self, account_id: int, code_id: str, now: float | None = None) -> tuple[str, Session]:
         """A new cookie value and its session."""
         session = Session(account_id, code_id, secrets.token_urlsafe(16), (now or time.time()) + self.max_age)
-        payload = json.dumps({"a": session.account_id, "c": session.code_id, "n": session.nonce, "e": session.expires},
-                             separators=(",", ":")).encode()
+        payload = json.dumps({"k": self.scope, "a": session.account_id, "c": session.code_id, "n": session.nonce,
+                              "e": session.expires}, separators=(",", ":")).encode()
         return f"{_b64(payload)}.{_b64(self._mac(payload))}", session
 
     def read(self, cookie: str | None, now: float | None = None) -> Session | None:
@@ -111,7 +118,10 @@ class Signer:
         try:
             data = json.loads(payload)
             session = Session(int(data["a"]), str(data["c"]), str(data["n"]), float(data["e"]))
-        except (ValueError, KeyError, TypeError):
+            scope = data.get("k", "")
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
+        if scope != self.scope:  # another course's (or the administrators') session
             return None
         return session if session.expires > (now or time.time()) else None
 

@@ -54,7 +54,7 @@ def error_shown(row, viewer: Account | None) -> str | None:
     or being graded."""
     if row.status not in ("graded", "failed"):
         return None
-    return queue.error_for(row.error, instructor=viewer is not None and viewer.is_instructor)
+    return queue.error_for(row.error, instructor=viewer is not None and viewer.is_staff)
 
 
 def utc(t: float) -> datetime:
@@ -198,8 +198,8 @@ class Submissions:
     def check_can_submit(self, account: Account, assignment: str, now: float) -> None:
         """Whether ``account`` may submit ``assignment`` now; raises the refusal (read before an upload's body)."""
         self.known(assignment)
-        if account.is_instructor:
-            raise Forbidden("教师账号不能提交作业；请用学生的访问码")
+        if account.is_staff:
+            raise Forbidden("教师和助教的账号不能提交作业；请用学生的访问码")
         self.check_window(self.window(account.login, assignment, now))
 
     # ---- accepting
@@ -238,13 +238,13 @@ class Submissions:
             raise NotFound(NOT_FOUND)
         with self.db.read() as con:
             row = con.execute(sa.select(SUBMISSIONS).where(SUBMISSIONS.c.id == submission_id)).first()
-        if row is None or (not account.is_instructor and row.student_id != account.login):
+        if row is None or (not account.is_staff and row.student_id != account.login):
             raise NotFound(NOT_FOUND)
         return row
 
     def shown_feedback(self, viewer: Account | None, policy: AssignmentPolicy | None, now: float) -> str:
         """What a feedback page shows ``viewer`` (None: the student) under the student's ``policy``."""
-        if (viewer is not None and viewer.is_instructor) or policy is None:
+        if (viewer is not None and viewer.is_staff) or policy is None:
             return "full"
         return policy.feedback(utc(now))
 
@@ -267,12 +267,12 @@ class Submissions:
                 self.shows_diagnoses(account, policy, now))
 
     def listing(self, account: Account, assignment: str | None, student: str | None) -> list:
-        """The caller's submissions, newest first (an instructor's: everyone's, or ``student``'s)."""
+        """The caller's submissions, newest first (the staff's: everyone's, or ``student``'s)."""
         S = SUBMISSIONS
         q = sa.select(S).order_by(S.c.created_at.desc()).limit(MAX_LISTED)
         if assignment:
             q = q.where(S.c.assignment == assignment)
-        if not account.is_instructor:
+        if not account.is_staff:
             q = q.where(S.c.student_id == account.login)
         elif student:
             q = q.where(S.c.student_id == student)

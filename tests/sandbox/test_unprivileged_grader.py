@@ -323,7 +323,7 @@ def _wait_up(proc: subprocess.Popen, base: str, log: Path, timeout: float = 180)
 
 
 def test_the_service_as_an_unprivileged_user_grades_an_upload(grader):
-    from tests.service.server import make_course, notebook_bytes, submit, wait_done
+    from tests.service.server import UPGRADED, make_course, notebook_bytes, submit, wait_done
 
     data = grader.home / "service" / "data"
     codes = make_course(data, ["s001"])
@@ -331,7 +331,7 @@ def test_the_service_as_an_unprivileged_user_grades_an_upload(grader):
     proc, base, log = _serve(grader, data)
     try:
         _wait_up(proc, base, log)
-        with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {codes['s001']}"}, timeout=60) as c:
+        with httpx.Client(base_url=f"{base}/c/{UPGRADED}/", headers={"Authorization": f"Bearer {codes['s001']}"}, timeout=60) as c:
             r = submit(c, A1, notebook_bytes(solution(A1)))
             assert r.status_code == 202, r.text
             done = wait_done(c, [r.json()["id"]])[r.json()["id"]]

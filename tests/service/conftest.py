@@ -1,4 +1,5 @@
-"""One real grading service for the API tests: a SQLite course with eight students and an instructor.
+"""One real grading service for the API tests: a SQLite course with eight students and an instructor, made with the
+commands an instructor runs (``autograder course add``, ``roster import``, ``roster instructor``).
 
 Assignments and their policies (``course.yml``):
 
@@ -15,10 +16,12 @@ from __future__ import annotations
 import pytest
 
 from autograder.service.database import Database
+from autograder.service.schema import prepare
 
 from .server import Server, make_course
 
 STUDENTS = [f"s{i:03d}" for i in range(1, 9)]
+COURSE = "api-2026"
 FAR = "2099-01-01T00:00:00+08:00"
 PAST = "2020-01-01T00:00:00+08:00"
 
@@ -32,9 +35,9 @@ def course(tmp_path_factory):
                         "counts": "last"},
         "ps3_pr_ap": {"deadline": PAST},
     }}
-    codes = make_course(data, STUDENTS, config=config, cli=True)  # the roster commands themselves
-    server = Server(data, "--jobs", "2").start()
-    yield {"server": server, "codes": codes, "data": data}
+    codes = make_course(data, STUDENTS, config=config, cli=COURSE)  # the course and roster commands themselves
+    server = Server(data, "--jobs", "2", course=COURSE).start()
+    yield {"server": server, "codes": codes, "data": data / "courses" / COURSE}
     server.stop()
 
 
@@ -42,6 +45,6 @@ def course(tmp_path_factory):
 def db(tmp_path):
     """A fresh service database (SQLite file in the test's folder) with its tables."""
     d = Database(f"sqlite:///{tmp_path / 'g.db'}")
-    d.create()
+    prepare(d)
     yield d
     d.dispose()

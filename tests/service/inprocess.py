@@ -24,7 +24,10 @@ from autograder.service.database import Database
 from autograder.service.policy import parse_policy
 from autograder.service.queue import Queue
 from autograder.service.roster import Student, import_students, instructor_code
+from autograder.service.schema import prepare
+from autograder.service.courses import UPGRADED
 from autograder.service.service import Service
+from autograder.service.site import Site as ServiceSite
 from autograder.service.uploads import notebook_rules
 from autograder.service.web.app import make_app
 
@@ -62,33 +65,42 @@ def stub_result(student: str, assignment: str, score: float, max_score: float = 
                             fingerprint="stub")
 
 
+COURSE_URL = f"http://testserver/c/{UPGRADED.id}/"
+
+
 class Site:
-    """One course served in process: ``config`` is ``course.yml``'s data; ``students`` get accounts and codes."""
+    """One course served in process: ``config`` is ``course.yml``'s data; ``students`` get accounts and codes.
+
+    The course is a one-course service's database upgraded in place (the site's database holds the course, id
+    ``default``), served under ``/c/default/`` like any course of a site."""
 
     def __init__(self, tmp: Path, config: dict, students: list[str], now: float, db_url: str | None = None) -> None:
         """``db_url``: the gradebook's database (default: SQLite in ``tmp``)."""
         self.clock = Clock(now)
         self.db = Database(db_url or f"sqlite:///{tmp / 'gradebook.db'}")
-        self.db.create()
+        prepare(self.db)
+        prepare(self.db, "site")
         policy = parse_policy(config, list(A))
         sources = {n: REPO / "solutions" / n / f"{A[n].notebook}.ipynb" for n in A}
         rules = {n: notebook_rules(A[n], sources[n], sources) for n in policy.assignments}
-        self.service = Service(self.db, policy, tmp / "data", sessions.Signer(b"k" * 32), rules,
+        self.service = Service(self.db, policy, tmp / "data", sessions.Signer(b"k" * 32, scope=UPGRADED.id), rules,
                                {n: A[n].title for n in policy.assignments}, clock=self.clock)
         self.codes = {s.student_id: code for s, code in import_students(self.db, [Student(s) for s in students])}
         self.codes["instructor"] = instructor_code(self.db, "王老师")
-        self.app = make_app(self.service)
+        self.site = ServiceSite(self.db, tmp / "data", "http://testserver", {UPGRADED.id: self.service}, b"k" * 32,
+                                clock=self.clock)
+        self.app = make_app(self.site)
         self.gradebook = GradebookStub()
         self.queue = Queue(self.db, "stub", lease=30)
 
     def client(self, who: str | None = None, **kw) -> TestClient:
         """A test client sending ``who``'s code (None: nobody's)."""
         headers = {"Authorization": f"Bearer {self.codes[who]}"} if who else {}
-        return TestClient(self.app, base_url="http://testserver", headers=headers, **kw)
+        return TestClient(self.app, base_url=COURSE_URL, headers=headers, **kw)
 
     def signed_in(self, who: str) -> tuple[TestClient, str]:
         """A client with ``who``'s session cookie (as after the sign-in form), and the session's CSRF token."""
-        c = TestClient(self.app, base_url="http://testserver")
+        c = TestClient(self.app, base_url=COURSE_URL)
         r = c.post("/api/v1/session", json={"code": self.codes[who]})
         assert r.status_code == 200, r.text
         return c, r.json()["csrf_token"]

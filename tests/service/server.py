@@ -45,24 +45,37 @@ def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     return proc
 
 
-def make_course(data: Path, students: list[str], *, db: str | None = None, config: dict | None = None,
-                cli: bool = False) -> dict[str, str]:
-    """Roster, codes (student id -> code, plus ``"instructor"``) and ``course.yml`` in ``data``.
+#: The course of a data folder made by :func:`make_course` without ``cli``: a one-course service's database,
+#: which ``autograder serve`` upgrades in place into a site whose course ``default`` keeps the folder.
+UPGRADED = "default"
 
-    ``cli``: through the ``autograder roster import`` and ``roster instructor`` commands, as an instructor does (the
-    API tests' course, tests/service/conftest.py); else through the functions those commands call, in this process
-    (two command starts, about 1.5 s of CPU, fewer for each of the other courses)."""
+
+def make_course(data: Path, students: list[str], *, db: str | None = None, config: dict | None = None,
+                cli: str | None = None) -> dict[str, str]:
+    """Roster, codes (student id -> code, plus ``"instructor"``) and ``course.yml`` of one course in ``data``.
+
+    ``cli``: a course id; the course is made with ``autograder course add`` and filled with ``autograder roster
+    import`` and ``roster instructor``, as an instructor does (the API tests' course, tests/service/conftest.py),
+    in its own folder ``data/courses/<id>``.  Else the data folder is a one-course service's (course
+    :data:`UPGRADED`), made through the functions those commands call, in this process (two command starts, about
+    1.5 s of CPU, fewer for each of the other courses)."""
     data.mkdir(parents=True, exist_ok=True)
     roster = data.parent / f"{data.name}-roster.csv"
     roster.write_text("student_id,name\n" + "".join(f"{s},学生 {s}\n" for s in students), encoding="utf-8")
     if cli:
-        codes_file = data.parent / f"{data.name}-codes.csv"
         db_args = ["--db", db] if db else []
-        run("roster", "import", str(roster), "--data", str(data), "--codes", str(codes_file), *db_args)
+        policy = []
+        if config is not None:
+            policy_file = data.parent / f"{data.name}-{cli}.yml"
+            policy_file.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+            policy = ["--config", str(policy_file)]
+        run("course", "add", cli, "--title", f"测试课程 {cli}", "--data", str(data), *policy, *db_args)
+        codes_file = data.parent / f"{data.name}-{cli}-codes.csv"
+        run("roster", "import", str(roster), "--data", str(data), "--course", cli, "--codes", str(codes_file), *db_args)
         codes = {r["student_id"]: r["code"] for r in csv.DictReader(codes_file.open(encoding="utf-8"))}
-        codes["instructor"] = run("roster", "instructor", "王老师", "--data", str(data), *db_args).stdout.strip()
-    else:
-        codes = _enroll_in_process(data, roster, db)
+        codes["instructor"] = run("roster", "instructor", "王老师", "--data", str(data), "--course", cli, *db_args).stdout.strip()
+        return codes
+    codes = _enroll_in_process(data, roster, db)
     if config is not None:
         (data / "course.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
     return codes
@@ -74,6 +87,7 @@ def _enroll_in_process(data: Path, roster: Path, db: str | None) -> dict[str, st
     from autograder.service.accounts import enroll
     from autograder.service.database import Database, keep_private
     from autograder.service.roster import instructor_code, read_roster
+    from autograder.service.schema import prepare
     from autograder.store.urls import database_url
 
     mask = os.umask(0o077)  # keep_private sets the service's umask; this process keeps its own
@@ -81,7 +95,7 @@ def _enroll_in_process(data: Path, roster: Path, db: str | None) -> dict[str, st
         keep_private(data)
         database = Database(database_url(db, data.resolve()))
         try:
-            database.create()
+            prepare(database)
             codes = {student.student_id: code for student, code in enroll(database, read_roster(roster))}
             codes["instructor"] = instructor_code(database, "王老师")
         finally:
@@ -92,10 +106,16 @@ def _enroll_in_process(data: Path, roster: Path, db: str | None) -> dict[str, st
 
 
 class Server:
-    """``autograder serve`` on a free port; :meth:`kill` (SIGKILL) and :meth:`start` again at will."""
+    """``autograder serve`` on a free port; :meth:`kill` (SIGKILL) and :meth:`start` again at will.
 
-    def __init__(self, data: Path, *extra: str, db: str | None = None, tls: tuple[Path, Path] | None = None) -> None:
-        """``tls``: (certificate, key) to serve HTTPS with (:func:`self_signed`); the clients trust that certificate."""
+    ``base`` is the site's address (its origin), ``url`` the course's (``base`` + ``/c/<course>``), where
+    :meth:`client` sends its requests."""
+
+    def __init__(self, data: Path, *extra: str, db: str | None = None, tls: tuple[Path, Path] | None = None,
+                 course: str = UPGRADED, public_host: str | None = None) -> None:
+        """``tls``: (certificate, key) to serve HTTPS with (:func:`self_signed`); the clients trust that certificate.
+        ``public_host``: the host name of the service's public address (``--public-url``; 127.0.0.1 stays allowed
+        for the clients)."""
         self.data, self.extra, self.db = data, list(extra), db
         self.port = free_port()
         self.verify: ssl.SSLContext | bool = True
@@ -103,6 +123,9 @@ class Server:
             self.extra += ["--ssl-certfile", str(tls[0]), "--ssl-keyfile", str(tls[1])]
             self.verify = ssl.create_default_context(cafile=str(tls[0]))
         self.base = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
+        if public_host is not None:
+            self.extra += ["--public-url", f"{'https' if tls else 'http'}://{public_host}:{self.port}", "--allowed-host", "127.0.0.1"]
+        self.url = f"{self.base}/c/{course}"
         self.log = data.parent / f"{data.name}-serve-{self.port}.log"
         self.proc: subprocess.Popen | None = None
 
@@ -128,7 +151,7 @@ class Server:
         headers = {"Authorization": f"Bearer {code}"} if code else {}
         if source:
             kw["transport"] = httpx.HTTPTransport(local_address=source, verify=self.verify)
-        return httpx.Client(base_url=self.base, headers=headers, timeout=60, verify=self.verify, **kw)
+        return httpx.Client(base_url=self.url + "/", headers=headers, timeout=60, verify=self.verify, **kw)
 
     def kill(self) -> None:
         os.kill(self.proc.pid, signal.SIGKILL)
@@ -233,7 +256,7 @@ class Tosser:
         import ssl
         import threading
 
-        sent = cookies or [f"autograder_session={value}; Path=/; HttpOnly; SameSite=Lax"]
+        sent = cookies or [f"autograder_session-{UPGRADED}={value}; Path=/; HttpOnly; SameSite=Lax"]
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 - the standard library's name

@@ -12,6 +12,7 @@ import socket
 import make_corpus
 import pytest
 
+from .conftest import COURSE
 from .server import notebook_bytes, submit
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("service-course")]  # one running course (conftest.py)
@@ -40,7 +41,7 @@ def test_malformed_credentials_are_refused_cheaply(course):
             assert r.status_code == 401 and r.headers["www-authenticate"] == "Bearer", header
         r = c.get("/api/v1/submissions", headers={"Authorization": "Bearer " + "a" * 20000})
         assert r.status_code in (400, 401, 431)  # by the HTTP parser, or as a malformed code
-    with server.client(source=SOURCE, cookies={"autograder_session": "x" * 2000}) as c:
+    with server.client(source=SOURCE, cookies={f"autograder_session-{COURSE}": "x" * 2000}) as c:
         assert c.get("/api/v1/submissions").status_code == 401
 
 
@@ -67,7 +68,7 @@ def test_a_body_that_never_ends_does_not_hold_the_upload(course):
     """A declared length far above the limit is refused before the body is read (no waiting for it)."""
     server, codes = course["server"], course["codes"]
     with socket.create_connection(("127.0.0.1", server.port), timeout=30, source_address=(SOURCE, 0)) as s:
-        s.sendall((f"POST /api/v1/assignments/{A1}/submissions HTTP/1.1\r\nHost: x\r\n"
+        s.sendall((f"POST /c/{COURSE}/api/v1/assignments/{A1}/submissions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                    f"Authorization: Bearer {codes['s005']}\r\nContent-Type: multipart/form-data; boundary=b\r\n"
                    f"Content-Length: {10 << 30}\r\n\r\n").encode())
         answer = b""

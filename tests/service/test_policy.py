@@ -316,7 +316,7 @@ def test_one_mapping_of_refusals_to_answers(site):
     assert r.status_code == 303 and r.headers["location"] == "../login"
     page, _ = site.signed_in("s001")
     r = page.get("/instructor/")
-    assert r.status_code == 403 and "只有教师可以查看这个页面" in r.text and r.headers["content-type"].startswith("text/html")
+    assert r.status_code == 403 and "只有教师和助教可以查看这个页面" in r.text and r.headers["content-type"].startswith("text/html")
     r = page.get("/assignments/ps9")
     assert r.status_code == 404 and "没有开放提交的作业 ps9" in r.text
 

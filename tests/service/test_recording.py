@@ -18,9 +18,13 @@ import pytest
 from autograder.batch.jobs import Job
 from autograder.model import Limits
 from autograder.service import counting
-from autograder.service.dispatcher import Dispatcher
+from autograder.service.dispatcher import Dispatcher, Lane
+
+from autograder.service.courses import UPGRADED
 
 from .inprocess import REPO, A, GradebookStub, Site, solution_bytes, stub_result, upload
+
+COURSE = UPGRADED.id
 
 A1 = "ps1_threshold_metrics"
 
@@ -57,16 +61,15 @@ def grades(site: Site) -> dict[str, float]:
 def loop(site: Site) -> Dispatcher:
     """The grading loop of a service process over the site's queue (its pool is never started here)."""
     source = REPO / "solutions" / A1 / f"{A[A1].notebook}.ipynb"
-    return Dispatcher(site.queue, lambda: None, GradebookStub, site.service.data_root,
-                      {A1: (A[A1].notebook, source, "best")}, sandbox=False, limits=Limits(), scratch=None,
-                      log=lambda message: None)
+    lane = Lane(COURSE, site.queue, GradebookStub, site.service.data_root, {A1: (A[A1].notebook, source, "best")})
+    return Dispatcher([lane], lambda: None, sandbox=False, limits=Limits(), scratch=None, log=lambda message: None)
 
 
 def record(site: Site, store, score: float) -> str:
     """Claim the queued submission and let the grading loop record ``score`` (of 10) for it; its id."""
     claim = site.queue.claim(now=site.clock())
     result = stub_result(claim.student_id, claim.assignment, score)
-    loop(site)._record(store, Job(claim.student_id, claim.assignment, "stub", tag=claim.id), {"result": result.to_json()}, None)
+    loop(site)._record(store, Job(claim.student_id, claim.assignment, "stub", tag=f"{COURSE}/{claim.id}"), {"result": result.to_json()}, None)
     return claim.id
 
 
@@ -173,7 +176,7 @@ def test_a_regrade_graded_out_of_order_never_moves_the_count_away_and_back(site)
     assert record(site, site.gradebook, 6) == other
     assert grades(site) == {"s001": 10} and _status(site, best)["status"] == "grading"
     result = stub_result("s001", A1, 9)
-    loop(site)._record(site.gradebook, Job("s001", A1, "stub", tag=best), {"result": result.to_json()}, None)
+    loop(site)._record(site.gradebook, Job("s001", A1, "stub", tag=f"{COURSE}/{best}"), {"result": result.to_json()}, None)
     assert grades(site) == {"s001": 9} and site.gradebook.scores[("s001", A1)] == 9
 
 
@@ -272,7 +275,7 @@ def _fail(site: Site, error: str) -> str:
     """Claim the queued submission and let the grading loop record that the pool could not grade it (``error``,
     the pool's message); its id."""
     claim = site.queue.claim(now=site.clock())
-    loop(site)._record(site.gradebook, Job(claim.student_id, claim.assignment, "stub", tag=claim.id), None, error)
+    loop(site)._record(site.gradebook, Job(claim.student_id, claim.assignment, "stub", tag=f"{COURSE}/{claim.id}"), None, error)
     return claim.id
 
 
@@ -383,7 +386,7 @@ def test_a_worker_result_that_cannot_be_used_is_that_submissions_graded_outcome_
     fresh = submit(site)
     for _ in range(2):
         claim = site.queue.claim(now=site.clock())
-        loop(site)._record(site.gradebook, Job("s001", A1, "stub", tag=claim.id), bad("s001"), None)
+        loop(site)._record(site.gradebook, Job("s001", A1, "stub", tag=f"{COURSE}/{claim.id}"), bad("s001"), None)
     assert site.queue.claim(now=site.clock()) is None
     for sid in (first, fresh):
         doc = _status(site, sid)

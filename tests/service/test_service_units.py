@@ -309,6 +309,7 @@ def test_an_older_database_loses_the_second_copy_of_the_counting_score(tmp_path)
     """Older versions stored the counting score in service_counting too (NOT NULL): start-up drops those columns,
     keeping which submission counts, so the new code's rows (without a score) can be written."""
     from autograder.service.database import COUNTING, Database
+    from autograder.service.schema import prepare
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     engine = sa.create_engine(url)
@@ -319,8 +320,8 @@ def test_an_older_database_loses_the_second_copy_of_the_counting_score(tmp_path)
         con.execute(sa.text("INSERT INTO service_counting VALUES ('s1', 'a', 'sub1', 5.0, 10.0, 1.0)"))
     engine.dispose()
     db = Database(url)
-    db.create()
-    db.create()  # again: nothing left to drop
+    prepare(db)
+    prepare(db)  # again: nothing left to drop
     with db.write() as con:
         assert con.execute(sa.select(COUNTING)).all() == [("s1", "a", "sub1", 1.0)]
         con.execute(sa.insert(COUNTING).values(student_id="s2", assignment="a", submission_id="sub2", updated_at=2.0))
@@ -331,10 +332,12 @@ def _a_database_without_finished_at(url: str, rows: tuple[tuple[str, str, float 
     """At ``url``, the service's tables as versions before ``finished_at`` left them, with ``rows`` of
     (id, status, graded_at)."""
     from autograder.service.database import Database
+    from autograder.service.schema import prepare
 
     db = Database(url)
-    db.create()
-    with db.write() as con:
+    prepare(db)
+    with db.write() as con:  # as versions before the migrations left it: no version table either
+        con.execute(sa.text("DROP TABLE autograder_schema_version"))
         con.execute(sa.text("ALTER TABLE service_submissions DROP COLUMN finished_at"))
         for sid, status, graded_at in rows:
             con.execute(sa.text("INSERT INTO service_submissions (id, student_id, assignment, status, created_at, filename, "
@@ -348,12 +351,13 @@ def test_an_older_database_gets_finished_at_from_graded_at(tmp_path):
     """Older versions had no ``finished_at`` (a regrade's progress read ``graded_at``): start-up adds it, each row's
     from its ``graded_at``, so a regrade requested before the upgrade still counts its ended attempts."""
     from autograder.service.database import SUBMISSIONS, Database
+    from autograder.service.schema import prepare
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     _a_database_without_finished_at(url, (("a", "graded", 5.0), ("b", "queued", None)))
     db = Database(url)
-    db.create()
-    db.create()  # again: nothing left to add
+    prepare(db)
+    prepare(db)  # again: nothing left to add
     with db.read() as con:
         rows = con.execute(sa.select(SUBMISSIONS.c.id, SUBMISSIONS.c.finished_at).order_by(SUBMISSIONS.c.id)).all()
     assert rows == [("a", 5.0), ("b", None)]
@@ -367,6 +371,7 @@ def test_an_older_postgresql_database_gets_finished_at_from_graded_at_with_two_p
     import threading
 
     from autograder.service.database import SUBMISSIONS, Database
+    from autograder.service.schema import prepare
 
     url = postgres.url("finished_at")
     _a_database_without_finished_at(url, (("a", "graded", 5.0), ("b", "queued", None), ("c", "failed", 7.5)))
@@ -375,7 +380,7 @@ def test_an_older_postgresql_database_gets_finished_at_from_graded_at_with_two_p
     def start() -> None:
         other = Database(url)
         try:
-            other.create()
+            prepare(other)
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
         finally:

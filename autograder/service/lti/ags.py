@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from ..database import Database
 from .keys import TOKEN_LIFETIME, ToolKeys
 from .registry import Platform
-from .tables import LINEITEMS
+from .tables import LINEITEMS, LINKS
 
 SCOPE_LINEITEM = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
 SCOPE_SCORE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -139,6 +139,11 @@ def find_or_create_lineitem(db: Database, client: httpx.Client, token: str, plat
         if found:
             url = found[0]["id"]
         else:
+            with db.read() as con:  # a column is created only where the assignment is linked (lti_links)
+                linked = con.execute(sa.select(LINKS.c.assignment).where(
+                    (LINKS.c.platform_id == platform.id) & (LINKS.c.context_id == context_id) & (LINKS.c.assignment == assignment))).first()
+            if linked is None:
+                raise AgsError(f"作业 {assignment} 没有链接到课程平台上的这门课程，不为它创建成绩列", False)
             body: dict[str, Any] = {"label": label, "scoreMaximum": score_maximum, "resourceId": assignment, "tag": TAG}
             made = _call(client, "POST", lineitems_url, "创建成绩列", json=body, headers=_auth(token, LINEITEM_TYPE, LINEITEM_TYPE)).json()
             if not isinstance(made, dict) or not isinstance(made.get("id"), str):

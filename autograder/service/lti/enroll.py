@@ -1,22 +1,32 @@
-"""What a verified launch does to the service's accounts: sign the person in, enrolling them if needed.
+"""What a launch from a bound LMS course does in the course's database: sign the person in, enrolling them if needed.
 
-A person is (platform, ``sub``, role).  A student's first launch links them to the roster entry that already
-names them (``lis.person_sourcedid`` equal to a student id, else the same email), if that entry is not linked
-to another LTI person yet; otherwise a new student account is made (login ``lti-`` + 12 hex digits of a
-hash of issuer and ``sub``).  An instructor gets an instructor account of their own: a teaching role never
-turns a student's account into an instructor's, and a student launch never reaches an instructor account.
-A new account's access code is drawn and thrown away (``autograder roster import --reset`` issues one).
+A person is (platform, ``sub``, role) within one course: the same LMS person is a student account in one course
+and a teaching assistant's in another, and one LMS person launching as a student and as a teacher gets two
+accounts (a teaching role never turns a student's account into a teacher's).
 
-The launch's course (``context``) is remembered with its AGS and NRPS endpoints, for grade passback and roster
-sync, and the line item the platform names for the link (a deep-linked resource) is kept for the assignment.
+A student's first launch into the course links them to the roster:
+
+* the LMS course is an authority on the course's roster (:mod:`.bindings`): to the roster entry that names them
+  (``lis.person_sourcedid`` equal to a student id, else the same e-mail, if that entry is not linked to another
+  LMS person yet), else a new student account;
+* otherwise, while the roster has students not yet linked to an LMS person, the launch asks (:class:`NeedsCode`)
+  for the student's id and access code (:func:`link`), or for a word that they have none: then a new student
+  account (:func:`sign_in` with ``new_account``).  A claimed SIS id or e-mail never reaches a roster entry here.
+
+Login of a new account: ``lti-`` + 12 hex digits of a hash of issuer and ``sub`` for a student, the person's name
+and that id for a teacher.  A new account's access code is drawn and thrown away (``autograder roster import
+--reset`` issues one).
+
+Every launch records the person's membership of that LMS course, the LMS course's AGS and NRPS endpoints, and the
+assignment its link opens (an assignment linked there: its grades go there, :mod:`.passback`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import secrets
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Collection
 
 import sqlalchemy as sa
 
@@ -24,12 +34,21 @@ from .. import codes
 from ..codes import Account
 from ..counting import counting_rows, effective_score
 from ..database import ACCOUNTS, Database
+from ..errors import Forbidden
+from ..roles import Role
 from ..roster import STUDENT_ID
 from . import passback
+from .bindings import Binding
 from .launch import Launch
-from .tables import CONTEXTS, HANDOFFS, LINEITEMS, USERS
+from .tables import CONTEXTS, LINEITEMS, LINKS, MEMBERSHIPS, USERS
 
-HANDOFF_SECONDS = 120
+
+@dataclass(frozen=True)
+class NeedsCode:
+    """A student's first launch that must be linked to the roster by the student (see the module's docstring);
+    ``hint``: the student id the LMS sends, to fill in."""
+
+    hint: str
 
 
 def lti_login(launch: Launch) -> str:
@@ -37,7 +56,7 @@ def lti_login(launch: Launch) -> str:
     return f"lti-{digest[:12]}"
 
 
-def assignment_of(launch: Launch, known: list[str]) -> str | None:
+def assignment_of(launch: Launch, known: Collection[str]) -> str | None:
     """The assignment a resource link opens: its custom parameter ``assignment`` (set by deep linking or by hand)."""
     name = launch.custom.get("assignment")
     return name if isinstance(name, str) and name in known else None
@@ -48,15 +67,26 @@ def _account(con: sa.Connection, account_id: int) -> Account:
     return Account(r.id, r.role, r.login, r.name, r.code_id)
 
 
-def _new_account(con: sa.Connection, role: str, login: str, name: str, email: str, now: float) -> int:
+def account_of(db: Database, account_id: int) -> Account:
+    """The course's account ``account_id``."""
+    with db.read() as con:
+        return _account(con, account_id)
+
+
+def create_account(con: sa.Connection, role: str, login: str, name: str, email: str, now: float) -> int:
     _, code_id, code_hash = codes.new_code()
     return con.execute(sa.insert(ACCOUNTS).values(role=role, login=login, name=name[:200], email=email[:200],
                                                   code_id=code_id, code_hash=code_hash, created_at=now)).inserted_primary_key[0]
 
 
-def _roster_match(con: sa.Connection, launch: Launch) -> int | None:
-    linked = sa.select(USERS.c.account_id).where(USERS.c.role == "student")
-    base = (ACCOUNTS.c.role == "student") & ACCOUNTS.c.id.not_in(linked)
+def _unlinked_students(platform_id: int):
+    linked = sa.select(USERS.c.account_id).where((USERS.c.role == Role.STUDENT.value) & (USERS.c.platform_id == platform_id))
+    return (ACCOUNTS.c.role == Role.STUDENT.value) & ACCOUNTS.c.id.not_in(linked)
+
+
+def roster_match(con: sa.Connection, launch: Launch) -> int | None:
+    """The roster entry an authoritative LMS course names (SIS id, else a unique e-mail), not yet linked."""
+    base = _unlinked_students(launch.platform.id)
     if launch.sourcedid and STUDENT_ID.fullmatch(launch.sourcedid):
         found = con.execute(sa.select(ACCOUNTS.c.id).where(base & (ACCOUNTS.c.login == launch.sourcedid))).scalar()
         if found is not None:
@@ -68,45 +98,85 @@ def _roster_match(con: sa.Connection, launch: Launch) -> int | None:
     return None
 
 
-def sign_in(db: Database, launch: Launch, now: float | None = None) -> Account:
-    """The account this launch signs in as (made or linked on the first launch); records the course's endpoints."""
+def _person(launch: Launch):
+    return (USERS.c.platform_id == launch.platform.id) & (USERS.c.sub == launch.sub) & (USERS.c.role == launch.role.value)
+
+
+def sign_in(db: Database, launch: Launch, binding: Binding, assignments: Collection[str], now: float | None = None, *,
+            new_account: bool = False) -> Account | NeedsCode:
+    """The account this launch signs in as in the course ``binding`` names (made or linked on the first launch),
+    or :class:`NeedsCode`; ``assignments``: the course's; ``new_account``: the student said they have no access code."""
+    if launch.role is None:
+        raise Forbidden("你在这门课程中的角色不能使用本服务")
     now = now or time.time()
     role = launch.role
-    key = (USERS.c.platform_id == launch.platform.id) & (USERS.c.sub == launch.sub) & (USERS.c.role == role)
     with db.write() as con:
-        row = con.execute(sa.select(USERS).where(key)).first()
-        if row is None:
-            account_id = _roster_match(con, launch) if role == "student" else None
-            if account_id is None:
-                login = lti_login(launch) if role == "student" else f"{launch.name[:60] or '教师'}（{lti_login(launch)}）"
-                existing = con.execute(sa.select(ACCOUNTS.c.id).where((ACCOUNTS.c.role == role) & (ACCOUNTS.c.login == login))).scalar()
-                account_id = existing if existing is not None else _new_account(con, role, login, launch.name, launch.email, now)
-            con.execute(sa.insert(USERS).values(platform_id=launch.platform.id, sub=launch.sub, role=role, account_id=account_id,
-                                                name=launch.name, email=launch.email, context_id=launch.context_id or None,
-                                                first_launch=now, last_launch=now, active=True))
-        else:
+        row = con.execute(sa.select(USERS).where(_person(launch))).first()
+        if row is not None:
             account_id = row.account_id
-            con.execute(sa.update(USERS).where(key).values(last_launch=now, first_launch=row.first_launch or now, active=True,
-                                                           context_id=launch.context_id or row.context_id,
-                                                           name=launch.name or row.name, email=launch.email or row.email))
-        if launch.context_id:
-            _record_context(con, launch, now)
-            if role == "student" and (row is None or row.context_id != launch.context_id):
-                _queue_existing_scores(con, account_id, now)
+            con.execute(sa.update(USERS).where(_person(launch)).values(name=launch.name or row.name,
+                                                                       email=launch.email or row.email))
+        else:
+            account_id = None
+            if role == Role.STUDENT:
+                if binding.roster_authority:
+                    account_id = roster_match(con, launch)
+                elif not new_account and con.execute(sa.select(ACCOUNTS.c.id).where(_unlinked_students(launch.platform.id))
+                                                      .limit(1)).first() is not None:
+                    return NeedsCode(launch.sourcedid if STUDENT_ID.fullmatch(launch.sourcedid or "") else "")
+            if account_id is None:
+                login = lti_login(launch) if role == Role.STUDENT else f"{launch.name[:60] or role.label}（{lti_login(launch)}）"
+                existing = con.execute(sa.select(ACCOUNTS.c.id).where((ACCOUNTS.c.role == role.value) & (ACCOUNTS.c.login == login))).scalar()
+                account_id = existing if existing is not None else create_account(con, role.value, login, launch.name, launch.email, now)
+            con.execute(sa.insert(USERS).values(platform_id=launch.platform.id, sub=launch.sub, role=role.value, account_id=account_id,
+                                                name=launch.name, email=launch.email))
         account = _account(con, account_id)
-    if account.role != role:  # cannot happen through the code above; a guard against a corrupted table
+        _record(con, launch, account, assignment_of(launch, assignments), now)
+    if account.role != role.value:  # cannot happen through the code above; a guard against a corrupted table
         raise PermissionError("LTI person and account role differ")
     return account
 
 
-def _queue_existing_scores(con: sa.Connection, account_id: int, now: float) -> None:
-    """A student graded before they first came through the LMS (or from another course): their scores go over too."""
-    login = con.execute(sa.select(ACCOUNTS.c.login).where(ACCOUNTS.c.id == account_id)).scalar()
-    for r in counting_rows(con, student=login):
-        passback.enqueue(con, login, r.assignment, r.id, effective_score(r.score, r.penalty), r.max_score, now)
+def link(db: Database, launch: Launch, account: Account, assignments: Collection[str], now: float | None = None) -> Account:
+    """Link a student's first launch to ``account``, the roster entry whose access code they just gave."""
+    if launch.role != Role.STUDENT or account.role != Role.STUDENT.value:
+        raise Forbidden("只有学生的账号可以这样关联")
+    now = now or time.time()
+    with db.write() as con:
+        if con.execute(sa.select(USERS.c.sub).where(_person(launch))).first() is not None:
+            raise Forbidden("你在课程平台上的账号已经关联过了；请回到课程平台重新打开作业")
+        taken = con.execute(sa.select(USERS.c.sub).where((USERS.c.platform_id == launch.platform.id)
+                                                         & (USERS.c.account_id == account.id))).first()
+        if taken is not None:
+            raise Forbidden(f"学号 {account.login} 已经关联到课程平台上的另一个账号；如有疑问请联系教师")
+        con.execute(sa.insert(USERS).values(platform_id=launch.platform.id, sub=launch.sub, role=Role.STUDENT.value,
+                                            account_id=account.id, name=launch.name, email=launch.email))
+        _record(con, launch, account, assignment_of(launch, assignments), now)
+    return account
 
 
-def _record_context(con: sa.Connection, launch: Launch, now: float) -> None:
+def _record(con: sa.Connection, launch: Launch, account: Account, assignment: str | None, now: float) -> None:
+    """The person's membership of the launch's LMS course, its endpoints and the assignment its link opens; a
+    student new to that LMS course gets their existing scores passed back there."""
+    if not launch.context_id:
+        return
+    key = ((MEMBERSHIPS.c.platform_id == launch.platform.id) & (MEMBERSHIPS.c.context_id == launch.context_id)
+           & (MEMBERSHIPS.c.sub == launch.sub) & (MEMBERSHIPS.c.role == account.role))
+    member = con.execute(sa.select(MEMBERSHIPS.c.first_launch, MEMBERSHIPS.c.active).where(key)).first()
+    if member is None:
+        con.execute(sa.insert(MEMBERSHIPS).values(platform_id=launch.platform.id, context_id=launch.context_id, sub=launch.sub,
+                                                  role=account.role, name=launch.name, first_launch=now, last_launch=now,
+                                                  active=True))
+    else:
+        con.execute(sa.update(MEMBERSHIPS).where(key).values(first_launch=member.first_launch or now, last_launch=now, active=True,
+                                                             **({"name": launch.name} if launch.name else {})))
+    _record_context(con, launch, assignment, now)
+    if account.role == Role.STUDENT.value and (member is None or member.first_launch is None or not member.active):
+        for r in counting_rows(con, student=account.login):
+            passback.enqueue(con, account.login, r.assignment, r.id, effective_score(r.score, r.penalty), r.max_score, now)
+
+
+def _record_context(con: sa.Connection, launch: Launch, assignment: str | None, now: float) -> None:
     ags, nrps = launch.ags, launch.nrps
     values: dict[str, Any] = dict(deployment_id=launch.deployment_id, title=launch.context_title, updated_at=now)
     if isinstance(ags.get("lineitems"), str):
@@ -120,37 +190,19 @@ def _record_context(con: sa.Connection, launch: Launch, now: float) -> None:
     else:
         con.execute(sa.insert(CONTEXTS).values(platform_id=launch.platform.id, context_id=launch.context_id,
                                                **{"scopes": "", **values}))
-    assignment = launch.custom.get("assignment")
-    if isinstance(ags.get("lineitem"), str) and isinstance(assignment, str) and assignment:
-        li = (LINEITEMS.c.platform_id == launch.platform.id) & (LINEITEMS.c.context_id == launch.context_id) \
-            & (LINEITEMS.c.assignment == assignment[:128])
-        if not con.execute(sa.select(LINEITEMS.c.url).where(li)).first():
-            con.execute(sa.insert(LINEITEMS).values(platform_id=launch.platform.id, context_id=launch.context_id,
-                                                    assignment=assignment[:128], url=ags["lineitem"]))
+    if launch.resource_link_id and assignment is not None:
+        mark_linked(con, launch.platform.id, launch.context_id, assignment, now)
+        if isinstance(ags.get("lineitem"), str):
+            li = (LINEITEMS.c.platform_id == launch.platform.id) & (LINEITEMS.c.context_id == launch.context_id) \
+                & (LINEITEMS.c.assignment == assignment)
+            if not con.execute(sa.select(LINEITEMS.c.url).where(li)).first():
+                con.execute(sa.insert(LINEITEMS).values(platform_id=launch.platform.id, context_id=launch.context_id,
+                                                        assignment=assignment, url=ags["lineitem"][:1000]))
 
 
-def handoff(db: Database, account: Account, target: str, now: float | None = None) -> str:
-    """A one-time ticket (valid :data:`HANDOFF_SECONDS`) that turns into a session on the tool's own site."""
-    now = now or time.time()
-    ticket = secrets.token_urlsafe(32)
-    with db.write() as con:
-        con.execute(sa.delete(HANDOFFS).where(HANDOFFS.c.expires < now))
-        con.execute(sa.insert(HANDOFFS).values(token=hashlib.sha256(ticket.encode()).hexdigest(), account_id=account.id,
-                                               target=target[:300], expires=now + HANDOFF_SECONDS))
-    return ticket
-
-
-def redeem(db: Database, ticket: str, now: float | None = None) -> tuple[Account, str] | None:
-    """The account and target of a ticket, once (None if unknown, used or expired)."""
-    if not ticket or len(ticket) > 100:
-        return None
-    now = now or time.time()
-    digest = hashlib.sha256(ticket.encode()).hexdigest()
-    with db.write() as con:
-        row = con.execute(sa.select(HANDOFFS).where(HANDOFFS.c.token == digest)).first()
-        if row is None:
-            return None
-        con.execute(sa.delete(HANDOFFS).where(HANDOFFS.c.token == digest))
-        if row.expires < now:
-            return None
-        return _account(con, row.account_id), row.target
+def mark_linked(con: sa.Connection, platform_id: int, context_id: str, assignment: str, now: float) -> None:
+    """``assignment`` is linked in that LMS course (a link to it was launched or deep-linked there)."""
+    key = (LINKS.c.platform_id == platform_id) & (LINKS.c.context_id == context_id) & (LINKS.c.assignment == assignment)
+    if con.execute(sa.select(LINKS.c.assignment).where(key)).first() is None:
+        con.execute(sa.insert(LINKS).values(platform_id=platform_id, context_id=context_id, assignment=assignment,
+                                            created_at=now))

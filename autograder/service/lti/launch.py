@@ -17,7 +17,8 @@ to ``/lti/launch``; :func:`validate` accepts it only if, in this order:
    resource-link or deep-linking request with the claims that type needs.
 
 Every refusal raises :class:`LaunchRefused` with a Chinese message; nothing is written but the consumed
-state (a refused launch creates no account).  Roles come only from a verified token (:func:`role_of`).
+state (a refused launch creates no account).  A verified launch grants nothing by itself: the role its token
+names (:func:`context_role`) holds only in the course here its LMS course is bound to (:mod:`.bindings`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import sqlalchemy as sa
 
 from ..database import Database
 from ..errors import ServiceError
+from ..roles import Role
 from . import registry
 from .registry import Platform, PlatformKeys
 from .tables import NONCES, STATES
@@ -50,11 +52,13 @@ NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 RESOURCE_LINK = "LtiResourceLinkRequest"
 DEEP_LINKING = "LtiDeepLinkingRequest"
 
-MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
-TEACHING_ROLES = {MEMBERSHIP + "Instructor", MEMBERSHIP + "Administrator", MEMBERSHIP + "ContentDeveloper",
-                  MEMBERSHIP + "Instructor#TeachingAssistant", MEMBERSHIP + "Mentor#TeachingAssistant",
-                  # LTI 1.3 allows the simple names for context roles
-                  "Instructor", "Administrator", "ContentDeveloper"}
+MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
+#: Context roles (LTI 1.3 allows the simple names for them too).  Institution and system roles
+#: (``.../institution/person#Instructor``) describe the person, not their part in this course: they count for nothing.
+INSTRUCTOR_ROLES = {MEMBERSHIP + "#Instructor", MEMBERSHIP + "#Administrator", "Instructor", "Administrator"}
+TA_ROLES = {MEMBERSHIP + "/Instructor#TeachingAssistant", MEMBERSHIP + "#Instructor#TeachingAssistant",
+            MEMBERSHIP + "/Mentor#TeachingAssistant", MEMBERSHIP + "#Mentor#TeachingAssistant", "TeachingAssistant"}
+LEARNER_ROLES = {MEMBERSHIP + "#Learner", MEMBERSHIP + "/Learner#Learner", "Learner"}
 
 
 class LaunchRefused(ServiceError):
@@ -82,7 +86,7 @@ class Launch:
     message_type: str
     deployment_id: str
     sub: str
-    role: str  # "student" | "instructor"
+    role: Role | None  # what the token's context roles make of the person here (:func:`context_role`)
     name: str = ""
     email: str = ""
     sourcedid: str = ""
@@ -188,7 +192,7 @@ def validate(db: Database, keys: PlatformKeys, id_token: str, state: str, browse
             raise LaunchRefused("这个 id_token 已经用过（重放的启动）", 403)
         con.execute(sa.delete(NONCES).where(NONCES.c.used_at < now - MAX_AGE - LEEWAY))
         con.execute(sa.insert(NONCES).values(nonce=nonce, used_at=now))
-    return _launch(platform, claims)
+    return launch_of(platform, claims)
 
 
 def _decode(token: str, key: jwt.PyJWK, platform: Platform, now: float) -> dict[str, Any]:
@@ -211,22 +215,28 @@ def _decode(token: str, key: jwt.PyJWK, platform: Platform, now: float) -> dict[
         raise LaunchRefused(f"id_token 无效（{type(exc).__name__}）", 403) from None
 
 
-def role_of(roles: Any) -> str:
-    """``instructor`` if the verified context roles include a teaching role, else ``student``.
-
-    Institution and system roles (``.../institution/person#Instructor``) describe the person, not their
-    part in this course, and never make an instructor here.
-    """
+def context_role(roles: Any) -> Role | None:
+    """The course role a launch's verified context roles give: a teaching assistant's sub-role first (Canvas
+    sends it beside ``Instructor``), then ``Instructor`` or the context's ``Administrator``, then ``Learner``;
+    None for anyone else (an observer, a content developer, a launch without context roles)."""
     if not isinstance(roles, list):
-        return "student"
-    return "instructor" if any(isinstance(r, str) and r in TEACHING_ROLES for r in roles) else "student"
+        return None
+    names = {r for r in roles if isinstance(r, str)}
+    if names & TA_ROLES:
+        return Role.TA
+    if names & INSTRUCTOR_ROLES:
+        return Role.INSTRUCTOR
+    if names & LEARNER_ROLES:
+        return Role.STUDENT
+    return None
 
 
 def _text(value: Any, limit: int = 200) -> str:
     return value[:limit] if isinstance(value, str) else ""
 
 
-def _launch(platform: Platform, claims: dict[str, Any]) -> Launch:
+def launch_of(platform: Platform, claims: dict[str, Any]) -> Launch:
+    """What a verified token's ``claims`` say (LaunchRefused for a message this tool does not take)."""
     if claims.get(LTI + "version") != "1.3.0":
         raise LaunchRefused(f"LTI 版本 {str(claims.get(LTI + 'version'))[:20]} 不被支持（需要 1.3.0）")
     kind = claims.get(LTI + "message_type")
@@ -248,7 +258,7 @@ def _launch(platform: Platform, claims: dict[str, Any]) -> Launch:
     custom = claims.get(LTI + "custom")
     name = _text(claims.get("name")) or " ".join(x for x in (_text(claims.get("given_name")), _text(claims.get("family_name"))) if x)
     return Launch(platform=platform, claims=claims, message_type=kind, deployment_id=deployment, sub=sub,
-                  role=role_of(claims.get(LTI + "roles")), name=name, email=_text(claims.get("email")),
+                  role=context_role(claims.get(LTI + "roles")), name=name, email=_text(claims.get("email")),
                   sourcedid=_text(lis.get("person_sourcedid"), 100) if isinstance(lis, dict) else "",
                   context_id=_text(context.get("id"), 255), context_title=_text(context.get("title"), 400),
                   resource_link_id=_text(link.get("id"), 255), custom=custom if isinstance(custom, dict) else {})

@@ -29,10 +29,11 @@ import httpx
 import sqlalchemy as sa
 
 from ..database import ACCOUNTS, Database
+from ..roles import Role
 from . import registry
 from .ags import SCOPE_LINEITEM, SCOPE_SCORE, AgsError, Tokens, find_or_create_lineitem, post_score
 from .keys import ToolKeys
-from .tables import CONTEXTS, LINEITEMS, PASSBACK, USERS
+from .tables import CONTEXTS, LINEITEMS, LINKS, MEMBERSHIPS, PASSBACK, USERS
 
 MAX_TRIES = 12
 BACKOFF_BASE = 2.0
@@ -47,25 +48,31 @@ def iso_ms(t: float) -> str:
 
 def enqueue(con: sa.Connection, student: str, assignment: str, submission_id: str, score: float, max_score: float,
             now: float | None = None) -> int:
-    """Queue the new counting score of ``student`` for every course they launched from (inside the caller's
-    transaction); the number of rows queued (0 for a student who never came through LTI, or when each line
-    already holds this submission's score: a settle that changed nothing the LMS shows posts nothing).
+    """Queue the new counting score of ``student`` for every LMS course they are an active member of where
+    ``assignment`` is linked (inside the caller's transaction, in the course's database); the number of rows
+    queued (0 for a student who never came through LTI, or when each line already holds this submission's score:
+    a settle that changed nothing the LMS shows posts nothing).
 
     The line's own row is the comparison, not the counting row: a regrade changes the counting submission's
     score in place, and that change must go over."""
     now = now or time.time()
-    people = con.execute(sa.select(USERS.c.platform_id, USERS.c.sub, USERS.c.context_id)
-                         .join(ACCOUNTS, ACCOUNTS.c.id == USERS.c.account_id)
-                         .where((ACCOUNTS.c.login == student) & (ACCOUNTS.c.role == "student") & (USERS.c.role == "student")
-                                & USERS.c.context_id.is_not(None))).all()
+    places = con.execute(
+        sa.select(MEMBERSHIPS.c.platform_id, MEMBERSHIPS.c.context_id, MEMBERSHIPS.c.sub)
+        .join(USERS, (USERS.c.platform_id == MEMBERSHIPS.c.platform_id) & (USERS.c.sub == MEMBERSHIPS.c.sub)
+              & (USERS.c.role == MEMBERSHIPS.c.role))
+        .join(ACCOUNTS, ACCOUNTS.c.id == USERS.c.account_id)
+        .join(LINKS, (LINKS.c.platform_id == MEMBERSHIPS.c.platform_id) & (LINKS.c.context_id == MEMBERSHIPS.c.context_id)
+              & (LINKS.c.assignment == assignment))
+        .where((ACCOUNTS.c.login == student) & (ACCOUNTS.c.role == Role.STUDENT.value)
+               & (MEMBERSHIPS.c.role == Role.STUDENT.value) & MEMBERSHIPS.c.active)).all()
     queued = 0
-    for p in people:
+    for p in places:
         ctx = con.execute(sa.select(CONTEXTS.c.lineitems_url).where((CONTEXTS.c.platform_id == p.platform_id)
                                                                     & (CONTEXTS.c.context_id == p.context_id))).first()
         known = con.execute(sa.select(LINEITEMS.c.url).where((LINEITEMS.c.platform_id == p.platform_id) & (LINEITEMS.c.context_id == p.context_id)
                                                              & (LINEITEMS.c.assignment == assignment))).first()
         if (ctx is None or not ctx.lineitems_url) and known is None:
-            continue  # the course did not grant grade passback
+            continue  # the LMS course did not grant grade passback
         line = (PASSBACK.c.platform_id == p.platform_id) & (PASSBACK.c.context_id == p.context_id) \
             & (PASSBACK.c.sub == p.sub) & (PASSBACK.c.assignment == assignment)
         values = dict(student_id=student, submission_id=submission_id, score=score, max_score=max_score, timestamp=iso_ms(now),
@@ -91,10 +98,11 @@ def backoff(tries: int) -> float:
 class Passback:
     """Posts the queued scores (:meth:`run_once`; :meth:`start` runs it in a thread every ``poll`` seconds)."""
 
-    def __init__(self, db: Database, keys: ToolKeys, instance: str, *, titles: Callable[[str], str] = lambda a: a,
+    def __init__(self, db: Database, site: Database, keys: ToolKeys, instance: str, *, titles: Callable[[str], str] = lambda a: a,
                  feedback_url: Callable[[str], str | None] = lambda sid: None, client: httpx.Client | None = None,
                  clock=time.time, poll: float = 1.0, log: Callable[[str], None] = lambda m: None) -> None:
-        self.db, self.instance, self.titles, self.feedback_url = db, instance, titles, feedback_url
+        """``db``: the course's database (its queue); ``site``: the site's (the registered platforms)."""
+        self.db, self.site, self.instance, self.titles, self.feedback_url = db, site, instance, titles, feedback_url
         self.client = client or httpx.Client(timeout=20.0)
         self.tokens = Tokens(keys, self.client, clock)
         self.clock, self.poll, self.log = clock, poll, log
@@ -133,7 +141,7 @@ class Passback:
         return sent
 
     def _post(self, row) -> None:
-        platform = registry.get(self.db, row.platform_id)
+        platform = registry.get(self.site, row.platform_id)
         if platform is None:
             raise AgsError("课程平台已被移除", False)
         with self.db.read() as con:
@@ -213,17 +221,15 @@ def summary(db: Database) -> dict[str, int]:
     return {"pending": 0, "sent": 0, "failed": 0, **{r[0]: r[1] for r in rows}}
 
 
-def for_service(db: Database, data, titles: dict[str, str], log: Callable[[str], None]) -> Passback:
-    """The passback worker of an ``autograder serve`` process (its claims of a killed predecessor freed on SQLite)."""
+def for_course(db: Database, site: Database, data, titles: dict[str, str], feedback_base: str,
+               log: Callable[[str], None]) -> Passback:
+    """The passback worker of one course in an ``autograder serve`` process (its claims of a killed predecessor
+    freed on SQLite); ``feedback_base``: the course's public address, which the grade comment links to."""
     import os
     import socket
 
-    def feedback_url(submission_id: str) -> str | None:
-        base = db.get_setting("lti_base_url")
-        return f"{base}/submissions/{submission_id}" if base else None
-
-    worker = Passback(db, ToolKeys(data), f"{socket.gethostname()}:{os.getpid()}", titles=lambda a: titles.get(a, a),
-                      feedback_url=feedback_url, log=log)
+    worker = Passback(db, site, ToolKeys(data), f"{socket.gethostname()}:{os.getpid()}", titles=lambda a: titles.get(a, a),
+                      feedback_url=lambda sid: f"{feedback_base}/submissions/{sid}", log=log)
     if db.sqlite:
         worker.release_orphans()
     return worker

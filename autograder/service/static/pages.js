@@ -292,13 +292,14 @@
   }
 
   // The account each page was shown for, remembered by this browser for this site alone (localStorage belongs to
-  // the page's origin: a page on another port or host cannot write it). When it differs from the last page's -
-  // another tab signed in, or a session cookie set by another site - the page says so at its top. Signing out
-  // with the button forgets it.
-  const ACCOUNT_KEY = "autograder.account";
+  // the page's origin: a page on another port or host cannot write it) and for the page's course (each course, and
+  // the administrators' pages, signs in on its own). When it differs from the last page's of that course - another
+  // tab signed in, or a session cookie set by another site - the page says so at its top. Signing out with the
+  // button forgets it.
   function accountNotice() {
     const body = document.body;
     if (!body.dataset.account) return;
+    const ACCOUNT_KEY = "autograder.account:" + (body.dataset.scope || "");
     const now = { id: body.dataset.account, label: body.dataset.accountLabel };
     let before = null;
     try {

@@ -51,16 +51,22 @@ def iso(t: float | None) -> str | None:
     return None if t is None else datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
 
 
-def submission_json(row, viewer: Account) -> dict[str, Any]:
+def api_base(request: Request) -> str:
+    """The API's public address in this course (configured, never the request's ``Host``)."""
+    return f"{request.app.state.site.course_url(auth.service_of(request).course.id)}/api/v1"
+
+
+def submission_json(row, viewer: Account, base: str) -> dict[str, Any]:
     """A submission as the API shows it to ``viewer`` (its score: :func:`~autograder.service.submissions.scores`;
-    why it failed: :func:`~autograder.service.submissions.error_shown`, whole only for an instructor)."""
+    why it failed: :func:`~autograder.service.submissions.error_shown`, whole only for the staff; ``base``: the
+    API's address, :func:`api_base`)."""
     graded = row.status == "graded"
     s = scores(row)
     return {"id": row.id, "student_id": row.student_id, "assignment": row.assignment, "status": row.status,
             "score": s.score, "max_score": s.max_score, "raw_score": s.raw_score, "late": bool(row.late),
             "penalty": row.penalty, "created_at": iso(row.created_at),
             "graded_at": iso(row.graded_at) if row.status in ("graded", "failed") else None,
-            "feedback_url": f"/api/v1/submissions/{row.id}/feedback" if graded else None,
+            "feedback_url": f"{base}/submissions/{row.id}/feedback" if graded else None,
             "error": error_shown(row, viewer),  # graded: its regrade failed
             "filename": row.filename}
 
@@ -95,13 +101,13 @@ async def submit(request: Request) -> Response:
             return Response(status_code=499)  # nobody is waiting for the answer: nothing stored, no attempt used
         sid = await run_in_threadpool(service.submissions.accept, who.account, assignment, completed, part.filename,
                                       bytes(part.data))
-    return _json({"id": sid, "status": "queued"}, 202, {"Location": f"/api/v1/submissions/{sid}"})
+    return _json({"id": sid, "status": "queued"}, 202, {"Location": f"{api_base(request)}/submissions/{sid}"})
 
 
 def status(request: Request) -> Response:
     who = auth.caller(request)
     return _json(submission_json(auth.service_of(request).submissions.get(who.account, request.path_params["id"]),
-                                 who.account))
+                                 who.account, api_base(request)))
 
 
 def feedback(request: Request) -> Response:
@@ -118,21 +124,22 @@ def listing(request: Request) -> Response:
     if assignment is not None:
         submissions.known(assignment)
     rows = submissions.listing(who.account, assignment, request.query_params.get("student"))
-    return _json({"submissions": [submission_json(r, who.account) for r in rows]})
+    base = api_base(request)
+    return _json({"submissions": [submission_json(r, who.account, base) for r in rows]})
 
 
 def assignments(request: Request) -> Response:
     service = auth.service_of(request)
     account = auth.caller(request).account
     now = datetime.fromtimestamp(service.now(), timezone.utc)
-    policies = {n: service.submissions.policy_for(account.login, n) if not account.is_instructor else p
+    policies = {n: service.submissions.policy_for(account.login, n) if not account.is_staff else p
                 for n, p in service.policy.assignments.items()}  # a student's own exceptions included
     return _json({"assignments": [{**p.to_json(), "title": service.submissions.title(n), "open": p.lateness(now) != "closed",
                                    "feedback_now": p.feedback(now)} for n, p in policies.items()]})
 
 
 def grades(request: Request) -> Response:
-    auth.instructor(auth.caller(request), "只有教师可以下载成绩")
+    auth.staff(auth.caller(request), "只有教师和助教可以下载成绩")
     return Response(auth.service_of(request).submissions.grades_csv(), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": 'attachment; filename="grades.csv"'})
 

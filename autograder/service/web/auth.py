@@ -6,10 +6,11 @@
   ``X-CSRF-Token`` or the form field ``csrf_token``) and the ``Origin`` are checked (:func:`check_csrf`);
 * :func:`page_caller` / :func:`page_post` - the pages' caller (the session cookie only; without one the error
   handler sends the browser to the sign-in page);
-* :func:`instructor`, :func:`student` - the roles;
+* :func:`permitted`, :func:`staff`, :func:`student` - the roles (:mod:`..roles` says who may do what);
 * :func:`new_session`, :func:`end_session` - the cookie of a signed-in person (any way of signing in - the
   code form, the API, an LMS launch - ends here); :func:`read_cookie`, :func:`set_cookie` - every cookie under
-  its name for the scheme (``__Host-`` and ``Secure`` over HTTPS, :func:`.sessions.cookie_name`);
+  its name for the scheme (``__Host-`` and ``Secure`` over HTTPS, :func:`.sessions.cookie_name`) and the course
+  (:meth:`.sessions.Signer.name`: a course's session is never another's);
 * :func:`check_shown_account` - an upload from a page shown for another account than the one now signed in
   (the session cookie replaced meanwhile) is refused.
 
@@ -25,12 +26,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .. import sessions
-from ..accounts import UNAUTHORIZED
+from ..accounts import UNAUTHORIZED, Accounts
 from ..codes import Account
 from ..errors import Forbidden, NotSignedIn
+from ..roles import Permission
 from ..service import Service
-
-LOGIN_COOKIE = sessions.LOGIN_COOKIE
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,20 @@ class Caller:
 
 
 def service_of(request: Request) -> Service:
-    """The core, as ``autograder serve`` (or a test) put it into the app's state."""
+    """The course's core, as ``autograder serve`` (or a test) put it into the course app's state."""
     return request.app.state.service
+
+
+@dataclass(frozen=True)
+class People:
+    """Whom an app signs in: a course's accounts with the course's signer, or the site's administrators."""
+
+    accounts: Accounts
+    signer: sessions.Signer
+
+
+def people_of(request: Request) -> People:
+    return request.app.state.people
 
 
 def client_address(request: Request) -> str:
@@ -69,7 +81,7 @@ def check_csrf(request: Request, session: sessions.Session, form_token: str | No
     """The ``Origin``, then the session's CSRF token (header, or ``form_token`` from the form)."""
     check_origin(request)
     token = request.headers.get(sessions.CSRF_HEADER) or form_token
-    if not service_of(request).signer.check_csrf(session, token):
+    if not people_of(request).signer.check_csrf(session, token):
         raise Forbidden("缺少或错误的 CSRF 令牌，请刷新页面后重试")
 
 
@@ -90,22 +102,28 @@ def set_cookie(request: Request, response: Response, name: str, value: str, max_
 
 
 def _session(request: Request) -> sessions.Session | None:
-    return service_of(request).signer.read(read_cookie(request, sessions.COOKIE))
+    signer = people_of(request).signer
+    return signer.read(read_cookie(request, signer.name(sessions.COOKIE)))
+
+
+def login_cookie(request: Request) -> str:
+    """The name of the sign-in form's anonymous cookie in this course."""
+    return people_of(request).signer.name(sessions.LOGIN_COOKIE)
 
 
 def caller(request: Request) -> Caller:
     """The caller of an API request: an access code in the ``Authorization`` header, else the session cookie."""
-    service = service_of(request)
+    people = people_of(request)
     header = request.headers.get("authorization")
     if header is not None:
         scheme, _, code = header.partition(" ")
         if scheme.lower() != "bearer" or not code.strip():
             raise NotSignedIn(UNAUTHORIZED)
-        return Caller(service.accounts.sign_in(code.strip(), client_address(request)), None)
+        return Caller(people.accounts.sign_in(code.strip(), client_address(request)), None)
     session = _session(request)
     if session is None:
         raise NotSignedIn(UNAUTHORIZED)
-    return Caller(service.accounts.of_session(session.account_id, session.code_id, session.nonce), session)
+    return Caller(people.accounts.of_session(session.account_id, session.code_id, session.nonce), session)
 
 
 def checked_caller(request: Request, form_token: str | None = None) -> Caller:
@@ -117,7 +135,7 @@ def checked_caller(request: Request, form_token: str | None = None) -> Caller:
 
 
 def csrf_token(request: Request, who: Caller) -> str:
-    return service_of(request).signer.csrf_token(who.session) if who.session is not None else ""
+    return people_of(request).signer.csrf_token(who.session) if who.session is not None else ""
 
 
 def page_caller(request: Request) -> Caller:
@@ -125,7 +143,7 @@ def page_caller(request: Request) -> Caller:
     session = _session(request)
     if session is None:
         raise NotSignedIn(UNAUTHORIZED)
-    return Caller(service_of(request).accounts.of_session(session.account_id, session.code_id, session.nonce),
+    return Caller(people_of(request).accounts.of_session(session.account_id, session.code_id, session.nonce),
                   session)
 
 
@@ -145,27 +163,33 @@ def check_shown_account(who: Caller, shown: str | None) -> None:
                         "为免提交到别人的账号，已拒绝。请刷新页面，确认账号后再上传")
 
 
-def instructor(who: Caller, message: str = "只有教师可以查看这个页面") -> Caller:
-    if not who.account.is_instructor:
+def permitted(who: Caller, permission: Permission, message: str = "你在这门课程中没有这项权限") -> Caller:
+    if not who.account.can(permission):
         raise Forbidden(message)
     return who
 
 
+def staff(who: Caller, message: str = "只有教师和助教可以查看这个页面") -> Caller:
+    return permitted(who, Permission.VIEW_CLASS, message)
+
+
 def student(who: Caller) -> Caller:
-    if who.account.is_instructor:
-        raise Forbidden("这是学生的页面；教师请用“总览”")
+    if who.account.is_staff:
+        raise Forbidden("这是学生的页面；教师和助教请用“总览”")
     return who
 
 
-def new_session(request: Request, account: Account) -> tuple[str, sessions.Session]:
-    """Sign ``account`` in: the ``Set-Cookie`` value of a new session cookie, and the session (for its CSRF token)."""
-    value, session = service_of(request).signer.issue(account.id, account.code_id)
-    return sessions.cookie_header(value, secure=is_https(request)), session
+def new_session(request: Request, account: Account, signer: sessions.Signer | None = None) -> tuple[str, sessions.Session]:
+    """Sign ``account`` in (``signer``: its course's, default the request's app's): the ``Set-Cookie`` value of a
+    new session cookie, and the session (for its CSRF token)."""
+    signer = signer or people_of(request).signer
+    value, session = signer.issue(account.id, account.code_id)
+    return sessions.cookie_header(value, secure=is_https(request), name=signer.name(sessions.COOKIE)), session
 
 
 def end_session(request: Request, response: Response, who: Caller | None = None) -> None:
     """Sign out: the session of ``who`` is ended on the server (its cookie refused from now on, wherever it was
     copied to) and the browser told to drop the cookie."""
     if who is not None and who.session is not None:
-        service_of(request).accounts.end_session(who.session.nonce, who.session.expires)
-    set_cookie(request, response, sessions.COOKIE, "", 0)
+        people_of(request).accounts.end_session(who.session.nonce, who.session.expires)
+    set_cookie(request, response, people_of(request).signer.name(sessions.COOKIE), "", 0)

@@ -55,7 +55,7 @@ def headers_of(exc: ServiceError, *, api: bool) -> dict[str, str]:
 
 
 def is_api(request: Request) -> bool:
-    return request.url.path.startswith("/api/")
+    return render.route_path(request).startswith("/api/")
 
 
 def json_error(message: str, status: int, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -74,8 +74,8 @@ async def service_error(request: Request, exc: Exception) -> Response:
     status, api = status_of(exc), is_api(request)
     if api:
         return json_error(exc.message, status, headers_of(exc, api=True))
-    if isinstance(exc, NotSignedIn):
-        return render.redirect(request, "login")
+    if isinstance(exc, NotSignedIn):  # the sign-in page of the app (a course's, or the administrators')
+        return render.redirect(request, getattr(request.app.state, "login_path", "login"))
     return error_page(request, status, exc.message, headers_of(exc, api=False))
 
 

@@ -1,7 +1,10 @@
-"""The instructors' pages (mounted at ``/instructor``): overview, live dashboard per assignment, students, roster.
+"""The staff's pages (mounted at ``/instructor`` of a course): overview, live dashboard per assignment, students,
+roster.
 
-Every page answers 403 to a student.  Every state-changing form (regrade, extend a deadline, extra attempts,
-roster import, code reset) carries the session's CSRF token and is checked with the ``Origin`` (:mod:`.auth`).
+Every page answers 403 to a student; each action asks for its permission (:mod:`..roles`: a teaching assistant
+regrades and grants exceptions, only an instructor changes the roster and its codes).  Every state-changing form
+(regrade, extend a deadline, extra attempts, roster import, code reset) carries the session's CSRF token and is
+checked with the ``Origin`` (:mod:`.auth`).
 A roster import answers with the new codes as a CSV download (the only copy: the server keeps argon2 hashes
 only); a reset shows the one new code on the answer page.
 """
@@ -19,26 +22,31 @@ from starlette.routing import Route
 from .. import sessions
 from ..accounts import MAX_LISTED
 from ..errors import Invalid
+from ..roles import Permission
 from ..roster import MAX_ROSTER_BYTES, codes_csv, parse_roster
 from ..service import Service
 from . import auth
 from .forms import FORM_OVERHEAD, parse_form, read_capped, read_form
 from .render import page_headers, redirect, render
 
+DENIED = {
+    Permission.VIEW_CLASS: "只有教师和助教可以查看这个页面", Permission.REGRADE: "只有教师和助教可以重新评分",
+    Permission.GRANT: "只有教师和助教可以为学生延期或增加次数", Permission.MANAGE_ROSTER: "只有教师可以管理名单和访问码",
+}
 NOTICES = {
     "extended": "已为该生延期。", "attempts": "已增加该生的评分次数。", "regrade": "已放回队列重新评分，页面会显示进度。",
     "nothing": "名单中的学生都已有账号，没有新的访问码；姓名和邮箱已更新。",
 }
 
 
-def _instructor(request: Request) -> tuple[Service, auth.Caller, str]:
-    who = auth.instructor(auth.page_caller(request))
+def _instructor(request: Request, permission: Permission = Permission.VIEW_CLASS) -> tuple[Service, auth.Caller, str]:
+    who = auth.permitted(auth.page_caller(request), permission, DENIED[permission])
     return auth.service_of(request), who, auth.csrf_token(request, who)
 
 
-async def _posted(request: Request) -> tuple[Service, auth.Caller, dict[str, str]]:
+async def _posted(request: Request, permission: Permission) -> tuple[Service, auth.Caller, dict[str, str]]:
     form = await read_form(request)
-    who = auth.instructor(await run_in_threadpool(auth.page_post, request, form), "只有教师可以这样做")
+    who = auth.permitted(await run_in_threadpool(auth.page_post, request, form), permission, DENIED[permission])
     return auth.service_of(request), who, form
 
 
@@ -60,18 +68,18 @@ def assignment(request: Request) -> Response:
 
 def assignment_live(request: Request) -> Response:
     service, _, _ = _instructor(request)
-    return render(request, "instructor/_dashboard.html", **service.figures(_assignment(service, request)))
+    return render(request, "instructor/_dashboard.html", fragment=True, **service.figures(_assignment(service, request)))
 
 
 async def regrade_assignment(request: Request) -> Response:
-    service, who, _ = await _posted(request)
+    service, who, _ = await _posted(request, Permission.REGRADE)
     name = _assignment(service, request)
     await run_in_threadpool(service.regrade, who.account, name)
     return redirect(request, f"instructor/assignments/{name}")
 
 
 async def regrade_submission(request: Request) -> Response:
-    service, who, _ = await _posted(request)
+    service, who, _ = await _posted(request, Permission.REGRADE)
     student = await run_in_threadpool(lambda: service.regrade(who.account, "", submission_id=request.path_params["id"]))
     return redirect(request, f"instructor/students/{student}?notice=regrade")
 
@@ -111,13 +119,13 @@ def student(request: Request) -> Response:
 
 def student_live(request: Request) -> Response:
     service, who, csrf = _instructor(request)
-    return render(request, "instructor/_student.html", account=who.account, csrf=csrf,
+    return render(request, "instructor/_student.html", fragment=True, account=who.account, csrf=csrf,
                   **_student_context(service, request.path_params["login"], who.account))
 
 
 async def _grant(request: Request, field: str, notice: str) -> Response:
     """An exception for one student (a later deadline, extra attempts): the core checks and records it."""
-    service, who, form = await _posted(request)
+    service, who, form = await _posted(request, Permission.GRANT)
     login = request.path_params["login"]
     grant = service.extend_deadline if field == "deadline" else service.add_attempts
     await run_in_threadpool(grant, login, form.get("assignment", ""), form.get(field, ""), who.account.login)
@@ -133,7 +141,7 @@ async def more_attempts(request: Request) -> Response:
 
 
 def roster(request: Request) -> Response:
-    service, who, csrf = _instructor(request)
+    service, who, csrf = _instructor(request, Permission.MANAGE_ROSTER)
     return render(request, "instructor/roster.html", account=who.account, csrf=csrf, notice=None,
                   students=service.accounts.students(limit=None))
 
@@ -142,7 +150,7 @@ async def roster_import(request: Request) -> Response:
     """A roster upload: the instructor's session, the role and the CSRF token (the form's address
     ``?csrf_token=`` or the header) are checked, and an upload slot taken, before the body is read."""
     service = auth.service_of(request)
-    who = auth.instructor(await run_in_threadpool(auth.page_caller, request), "只有教师可以导入名单")
+    who = auth.permitted(await run_in_threadpool(auth.page_caller, request), Permission.MANAGE_ROSTER, "只有教师可以导入名单")
     auth.check_csrf(request, who.session, request.query_params.get(sessions.CSRF_FIELD))
     with request.app.state.upload_slots.take(f"account:{who.account.id}"):
         body = await read_capped(request, MAX_ROSTER_BYTES + FORM_OVERHEAD)
@@ -165,7 +173,7 @@ async def roster_import(request: Request) -> Response:
 
 
 async def reset(request: Request) -> Response:
-    service, who, _ = await _posted(request)
+    service, who, _ = await _posted(request, Permission.MANAGE_ROSTER)
     login = request.path_params["login"]
     code = await run_in_threadpool(service.accounts.reset_code, login)
     return render(request, "instructor/code.html", account=who.account, csrf=auth.csrf_token(request, who),

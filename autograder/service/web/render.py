@@ -6,7 +6,8 @@
   pages;
 * every response carries a strict Content-Security-Policy (scripts and styles only from ``/static/``, nothing
   inline) and every link is relative to the page, so the pages work under any path prefix (such as ``/submit/``
-  behind the reverse proxy of ``deploy/nginx``).
+  behind the reverse proxy of ``deploy/nginx``): ``root`` leads to the app's root (a course's pages: the course's,
+  ``c/<id>/``), ``site_root`` to the site's (its static files).
 """
 
 from __future__ import annotations
@@ -78,10 +79,29 @@ def duration_text(seconds: float) -> str:
 # ---- requests and responses
 
 
-def root_of(request: Request) -> str:
-    """The relative path from the requested page to the service's root: ``./``, ``../``, ``../../`` ..."""
-    depth = request.url.path.count("/") - 1
+def _depth(request: Request) -> int:
+    """How many path segments the current app is mounted below the site's root (a course's: ``c/<id>``, 2)."""
+    return getattr(request.app.state, "root_depth", 0) if "app" in request.scope else 0
+
+
+def root_of(request: Request, *, fragment: bool = False) -> str:
+    """The relative path from the requested page to its app's root (a course's pages: the course's, ``/c/<id>/``;
+    the site's own pages: the site's): ``./``, ``../``, ``../../`` ...  A ``fragment`` (``<page>/live``) is
+    inserted into its page, so its links are relative to the page's address, one level up."""
+    depth = request.url.path.count("/") - 1 - _depth(request) - (1 if fragment else 0)
     return "../" * depth if depth > 0 else "./"
+
+
+def site_root_of(request: Request, *, fragment: bool = False) -> str:
+    """The relative path from the requested page to the site's root (its static files, the LTI pages)."""
+    root = root_of(request, fragment=fragment)
+    return (root if root != "./" else "") + "../" * _depth(request) or "./"
+
+
+def route_path(request: Request) -> str:
+    """The request's path within its app (``/api/v1/...`` of ``/c/<id>/api/v1/...``)."""
+    parts = request.url.path.split("/")
+    return "/" + "/".join(parts[1 + _depth(request):])
 
 
 def page_headers() -> dict[str, str]:
@@ -90,12 +110,15 @@ def page_headers() -> dict[str, str]:
     return {"Content-Security-Policy": PAGE_CSP, "Referrer-Policy": "same-origin"}
 
 
-def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+def render(request: Request, name: str, status: int = 200, *, fragment: bool = False, **context: Any) -> HTMLResponse:
     """The page ``name`` with the shared context (``root``, ``site_title``, ``tz``: the course's zone, ``tz_label``)
-    and the pages' CSP."""
+    and the pages' CSP; a ``fragment`` is a part of a page fetched at ``<page>/live`` (:func:`root_of`)."""
     service = getattr(request.app.state, "service", None) if "app" in request.scope else None
     tz = service.course_tz() if service is not None else timezone.utc
-    html = environment().get_template(name).render(root=root_of(request), site_title=SITE_TITLE, tz=tz,
+    course = service.course if service is not None else None
+    html = environment().get_template(name).render(root=root_of(request, fragment=fragment),
+                                                   site_root=site_root_of(request, fragment=fragment),
+                                                   site_title=SITE_TITLE, course=course, tz=tz,
                                                    tz_label=utc_offset(datetime.now(tz)), **context)
     return HTMLResponse(html, status_code=status, headers=page_headers())
 

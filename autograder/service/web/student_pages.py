@@ -35,7 +35,7 @@ def login_form(request: Request, error: str | None = None, status: int = 200, lo
     value, session = signer.issue(0, "login")
     response = render(request, "login.html", status, account=None, csrf="", error=error, login=login,
                       login_csrf=signer.csrf_token(session))
-    auth.set_cookie(request, response, auth.LOGIN_COOKIE, value, 3600)
+    auth.set_cookie(request, response, auth.login_cookie(request), value, 3600)
     return response
 
 
@@ -50,7 +50,7 @@ def login_page(request: Request) -> Response:
 async def login(request: Request) -> Response:
     service = auth.service_of(request)
     form = await read_form(request)
-    anonymous = service.signer.read(auth.read_cookie(request, auth.LOGIN_COOKIE))
+    anonymous = service.signer.read(auth.read_cookie(request, auth.login_cookie(request)))
     origin = request.headers.get("origin")
     if (origin is not None and origin != auth.own_origin(request)) or anonymous is None \
             or not service.signer.check_csrf(anonymous, form.get(sessions.CSRF_FIELD)):
@@ -67,9 +67,9 @@ async def login(request: Request) -> Response:
         response.headers["Retry-After"] = str(exc.retry_after)
         return response
     cookie, _ = auth.new_session(request, account)
-    response = redirect(request, "instructor/" if account.is_instructor else "")
+    response = redirect(request, "instructor/" if account.is_staff else "")
     response.headers.append("Set-Cookie", cookie)
-    auth.set_cookie(request, response, auth.LOGIN_COOKIE, "", 0)
+    auth.set_cookie(request, response, auth.login_cookie(request), "", 0)
     return response
 
 
@@ -84,7 +84,7 @@ async def logout(request: Request) -> Response:
 def home(request: Request) -> Response:
     service = auth.service_of(request)
     who = auth.page_caller(request)
-    if who.account.is_instructor:
+    if who.account.is_staff:
         return redirect(request, "instructor/")
     t = service.now()
     views = [service.submissions.view(who.account.login, n, t) for n in service.policy.assignments]
@@ -108,7 +108,7 @@ def assignment(request: Request) -> Response:
 def assignment_live(request: Request) -> Response:
     service = auth.service_of(request)
     who = auth.student(auth.page_caller(request))
-    return render(request, "_live.html", v=service.submissions.view(who.account.login, _assignment(request), service.now()))
+    return render(request, "_live.html", fragment=True, v=service.submissions.view(who.account.login, _assignment(request), service.now()))
 
 
 def notebook(request: Request) -> Response:
@@ -138,7 +138,7 @@ def submission(request: Request) -> Response:
 
 def submission_live(request: Request) -> Response:
     who, a = _one(request)
-    return render(request, "_submission_live.html", account=who.account, csrf=auth.csrf_token(request, who), a=a)
+    return render(request, "_submission_live.html", fragment=True, account=who.account, csrf=auth.csrf_token(request, who), a=a)
 
 
 ROUTES = [

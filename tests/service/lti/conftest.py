@@ -1,7 +1,9 @@
 """Fixtures: a fake LTI platform (real HTTP server on loopback) and the tool in process (Starlette TestClient).
 
-The tool answers at ``https://tool.test`` (the TestClient's base URL), so its ``Secure`` launch cookie is kept;
-the platform fetches the tool's key set through :attr:`FakePlatform.tool_jwks` instead of over HTTP.
+The tool answers at ``https://tool.test`` (the TestClient's base URL and the site's public address), so its
+``Secure`` launch cookie is kept; the platform fetches the tool's key set through :attr:`FakePlatform.tool_jwks`
+instead of over HTTP.  The tool's one course is ``default`` (a one-course database upgraded in place); the
+platform's LMS course ``course-1`` is bound to it, as an authority on its roster unless a test says otherwise.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ from starlette.testclient import TestClient
 
 from autograder.check.specs import all_assignments
 from autograder.service import sessions
-from autograder.service.service import Service
-from autograder.service.web.app import make_app
+from autograder.service.courses import UPGRADED
 from autograder.service.database import Database
-from autograder.service.lti import registry
+from autograder.service.lti import bindings, registry
+from autograder.service.service import Service
+from autograder.service.site import Site
+from autograder.service.web.app import make_app
 from autograder.service.lti.keys import ToolKeys
 from autograder.service.policy import parse_policy
+from autograder.service.schema import prepare
 from autograder.service.uploads import notebook_rules
 
 from .. import server as _server  # noqa: F401 (puts tests/autograder on sys.path for test_pages)
@@ -35,12 +40,17 @@ TOOL = "https://tool.test"
 ASSIGNMENT = "ps1_threshold_metrics"
 
 
+COURSE = UPGRADED.id
+CONTEXT = "course-1"
+
+
 @dataclass
 class Tool:
     service: Service
     client: TestClient
     db: Database
     data: Path
+    site: Site
 
 
 def make_tool(tmp: Path, url: str | None = None) -> Tool:
@@ -48,15 +58,43 @@ def make_tool(tmp: Path, url: str | None = None) -> Tool:
     data = tmp / "data"
     data.mkdir()
     db = Database(url or f"sqlite:///{data / 'gradebook.db'}")
-    db.create()
+    prepare(db)
+    prepare(db, "site")
     known = all_assignments()
     policy = parse_policy({"assignments": {n: {} for n in known}}, list(known))
     sources = {n: REPO / "solutions" / n / f"{a.notebook}.ipynb" for n, a in known.items()}
     rules = {n: notebook_rules(a, sources[n], sources) for n, a in known.items()}
-    service = Service(db, policy, data, sessions.Signer(sessions.load_secret(data / "secret.key")), rules,
-                      {n: a.title for n, a in known.items()})
-    client = TestClient(make_app(service), base_url=TOOL, follow_redirects=False)
-    return Tool(service, client, db, data)
+    secret = sessions.load_secret(data / "secret.key")
+    service = Service(db, policy, data, sessions.Signer(secret, scope=COURSE), rules, {n: a.title for n, a in known.items()})
+    site = Site(db, data, TOOL, {COURSE: service}, secret)
+    client = TestClient(make_app(site), base_url=TOOL, follow_redirects=False)
+    return Tool(service, client, db, data, site)
+
+
+def make_site(tmp: Path, course_ids: tuple[str, ...], url: str | None = None, public: str = TOOL) -> Tool:
+    """A site of new courses (each its own SQLite file under ``tmp/data/courses``, or its schema of the PostgreSQL
+    database at ``url``), served at ``public``; the returned tool's ``service`` and ``db`` are the first course's."""
+    from autograder.service import courses
+
+    data = tmp / "data"
+    data.mkdir()
+    site_db = Database(url or f"sqlite:///{data / 'gradebook.db'}")
+    prepare(site_db, "site")
+    known = all_assignments()
+    policy = parse_policy({"assignments": {n: {} for n in known}}, list(known))
+    sources = {n: REPO / "solutions" / n / f"{a.notebook}.ipynb" for n, a in known.items()}
+    rules = {n: notebook_rules(a, sources[n], sources) for n, a in known.items()}
+    secret = sessions.load_secret(data / "secret.key")
+    services = {}
+    for cid in course_ids:
+        course = courses.add(site_db, data, cid, f"课程 {cid}")
+        db = Database(course.db_url(site_db.url, data))
+        services[cid] = Service(db, policy, course.data_root(data), sessions.Signer(secret, scope=cid), rules,
+                                {n: a.title for n, a in known.items()}, course=course, site_db=site_db)
+    site = Site(site_db, data, public, services, secret)
+    client = TestClient(make_app(site), base_url=TOOL, follow_redirects=False)
+    first = services[course_ids[0]]
+    return Tool(first, client, first.db, data, site)
 
 
 @pytest.fixture
@@ -95,7 +133,8 @@ def platform(running_platform, tool):
     p.keys = p.keys[:1]
     p.custom = {"link-1": {"assignment": ASSIGNMENT}}
     p.tool_jwks = lambda: ToolKeys(tool.data).jwks()
-    registry.add(tool.db, **p.registration())
+    registered = registry.add(tool.db, **p.registration())
+    bindings.bind(tool.db, registered.id, p.deployment_id, CONTEXT, COURSE, by="测试", roster_authority=True, title="评价二分类模型")
     return p
 
 

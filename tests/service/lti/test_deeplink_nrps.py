@@ -10,10 +10,10 @@ import jwt
 import sqlalchemy as sa
 
 from autograder.service.database import ACCOUNTS
-from autograder.service.lti import nrps
+from autograder.service.lti import bindings, nrps
 from autograder.service.lti.ags import Tokens
 from autograder.service.lti.keys import ToolKeys
-from autograder.service.lti.tables import CONTEXTS, USERS
+from autograder.service.lti.tables import CONTEXTS, MEMBERSHIPS
 from autograder.service.roster import Student, import_students
 
 from .conftest import ASSIGNMENT, launch, visible_text
@@ -99,7 +99,8 @@ def test_roster_sync_follows_paging_enrolls_and_marks_departed(tool, platform):
     tokens = Tokens(ToolKeys(tool.data), client)
     with tool.db.read() as con:
         pid = con.execute(sa.select(CONTEXTS.c.platform_id)).scalar()
-    result = nrps.sync(tool.db, tokens, client, pid, "course-1")
+    binding = bindings.find(tool.db, pid, platform.deployment_id, "course-1")
+    result = nrps.sync(tool.db, tool.db, tokens, client, binding)
     assert (result.enrolled, result.departed, result.members) == (2, 0, 3)
     assert sorted(n for _, n in nrps.never_launched(tool.db, pid, "course-1")) == ["赵 六", "陈 一"]
     with tool.db.read() as con:
@@ -107,10 +108,10 @@ def test_roster_sync_follows_paging_enrolls_and_marks_departed(tool, platform):
     assert "s042" in logins and len(logins) == 3  # linked to the roster entry; no account for the instructor
     # chen leaves the course
     platform.members["course-1"] = [m for m in platform.members["course-1"] if m["user_id"] != "sub-c"]
-    result = nrps.sync(tool.db, tokens, client, pid, "course-1")
+    result = nrps.sync(tool.db, tool.db, tokens, client, binding)
     assert (result.enrolled, result.departed) == (0, 1)
     with tool.db.read() as con:
-        active = dict(con.execute(sa.select(USERS.c.sub, USERS.c.active)).all())
+        active = dict(con.execute(sa.select(MEMBERSHIPS.c.sub, MEMBERSHIPS.c.active)).all())
     assert active == {alice.sub: True, "sub-c": False, "sub-d": True}
     assert [n for _, n in nrps.never_launched(tool.db, pid, "course-1")] == ["赵 六"]
     # a roster-synced student who launches later is no longer "never launched"
@@ -124,20 +125,22 @@ def test_instructor_page_lists_passbacks_and_syncs_the_roster(tool, platform):
     alice = platform.users["alice"]
     platform.members["course-1"] = [member(alice.sub, alice.name, [LIS + "membership#Learner"]),
                                     member("sub-c", "陈 一", [LIS + "membership#Learner"])]
-    student_view = tool.client.get("/lti/admin")
+    student_view = tool.client.get("/c/default/lti/admin")
     assert student_view.status_code == 403 and "只有教师" in visible_text(student_view)
     tool.client.cookies.clear()
     follow_to_page(tool, launch(tool, platform, "teacher"))
-    page = tool.client.get("/lti/admin")
+    page = tool.client.get("/c/default/lti/admin")
     text = visible_text(page)
     assert page.status_code == 200 and "课程平台（LTI）" in text and "学生 1 名" in text
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
     csrf = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
-    synced = tool.client.post("/lti/admin/sync", data={"csrf_token": csrf, "platform": "1", "context": "course-1"},
+    synced = tool.client.post("/c/default/lti/admin/sync", data={"csrf_token": csrf, "platform": "1", "context": "course-1",
+                                                                        "deployment": platform.deployment_id},
                               headers={"Origin": "https://tool.test"})
     text = visible_text(synced)
     assert "名单已同步" in text and "新加入 1 名" in text and "从未打开过作业：陈 一" in text
-    forged = tool.client.post("/lti/admin/sync", data={"csrf_token": "x", "platform": "1", "context": "course-1"})
+    forged = tool.client.post("/c/default/lti/admin/sync", data={"csrf_token": "x", "platform": "1", "context": "course-1",
+                                                                       "deployment": platform.deployment_id})
     assert forged.status_code == 403
 
 
@@ -155,10 +158,10 @@ def test_instructor_page_shows_failed_passbacks_and_retries_them(tool, platform)
         con.execute(sa.update(PASSBACK).values(status="failed"))
     tool.client.cookies.clear()
     follow_to_page(tool, launch(tool, platform, "teacher"))
-    text = visible_text(tool.client.get("/lti/admin"))
+    text = visible_text(tool.client.get("/c/default/lti/admin"))
     assert "失败 1 条" in text and alice in text and "HTTP 503" in text
-    csrf = re.search(r'name="csrf_token" value="([^"]+)"', tool.client.get("/lti/admin").text).group(1)
-    retried = tool.client.post("/lti/admin/retry", data={"csrf_token": csrf}, headers={"Origin": "https://tool.test"})
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', tool.client.get("/c/default/lti/admin").text).group(1)
+    retried = tool.client.post("/c/default/lti/admin/retry", data={"csrf_token": csrf}, headers={"Origin": "https://tool.test"})
     assert "已重新排队 1 条" in visible_text(retried)
     platform.mode = "up"
     assert worker(tool).run_once() == 1 and passback.summary(tool.db)["sent"] == 1

@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 
-from ..server import Server, make_course, notebook_bytes, run, screenshot, submit, wait_done  # noqa: I001 (puts tests/autograder on sys.path)
+from ..server import UPGRADED, Server, make_course, notebook_bytes, run, screenshot, submit, wait_done  # noqa: I001 (puts tests/autograder on sys.path)
 from ..test_pages import WIDTHS
 from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, FakePlatform, User
 
@@ -46,7 +46,8 @@ def site(tmp_path_factory):
     platform.users["teacher"] = User("sub-teacher", "王 老师", "wang@example.edu", INSTRUCTOR)
     platform.custom = {"link-1": {"assignment": A1}}
     run("lti", "add-platform", "--data", str(data), *platform.cli_args())
-    server = Server(data, "--jobs", "2").start()
+    run("lti", "bind", "--data", str(data), "--platform", "1", "--context", "course-1", "--roster-authority")
+    server = Server(data, "--jobs", "2", public_host="localhost").start()
     platform.tool = f"http://localhost:{server.port}"  # another site than the platform's 127.0.0.1
     platform.start()
     yield {"server": server, "platform": platform, "codes": codes, "data": data}
@@ -74,7 +75,7 @@ def test_top_level_launch_in_the_browser(site, browser):
     page = ctx.new_page()
     page.goto(f"{platform.base}/courses/course-1?user=s001")
     page.click("#open")
-    page.wait_for_url(re.compile(rf"^http://localhost:{server.port}/assignments/{A1}$"), timeout=30000)
+    page.wait_for_url(re.compile(rf"^http://localhost:{server.port}/c/{UPGRADED}/assignments/{A1}$"), timeout=30000)
 
     def student_page(width: str) -> None:
         text = page.inner_text("body")
@@ -83,7 +84,7 @@ def test_top_level_launch_in_the_browser(site, browser):
 
     at_both_widths(page, student_page)
     # the session is the service's ordinary one: the course page works too
-    page.goto(f"http://localhost:{server.port}/")
+    page.goto(f"http://localhost:{server.port}/c/{UPGRADED}/")
     assert "我的作业" in page.inner_text("body")
     ctx.close()
 
@@ -102,7 +103,13 @@ def test_launch_inside_the_platforms_iframe(site, browser, width):
     with ctx.expect_page() as opened:
         frame.locator("text=在新窗口中打开作业").click()
     student = opened.value
-    student.wait_for_url(re.compile(rf"^http://localhost:{server.port}/assignments/{A1}$"), timeout=30000)
+    # the new window is the tool's own site, where the frame's launch cookie (partitioned under the platform's
+    # site) is not sent: the person confirms, on a page naming the account, that it is theirs
+    student.locator("text=确认登录的账号").wait_for(timeout=30000)
+    assert "新 同学" in student.inner_text("main") and "是我，继续" in student.inner_text("main")
+    shot(student, f"iframe-confirm-{width}")
+    student.click("button:has-text('是我，继续')")
+    student.wait_for_url(re.compile(rf"^http://localhost:{server.port}/c/{UPGRADED}/assignments/{A1}$"), timeout=30000)
     assert "新 同学" in student.inner_text("body")
     ctx.close()
 
@@ -113,14 +120,14 @@ def test_instructor_launch_opens_the_dashboard_and_the_lti_page(site, browser):
     page = ctx.new_page()
     page.goto(f"{platform.base}/courses/course-1?user=teacher")
     page.click("#open")
-    dashboard = re.compile(rf"^http://localhost:{server.port}/instructor/assignments/{A1}$")
+    dashboard = re.compile(rf"^http://localhost:{server.port}/c/{UPGRADED}/instructor/assignments/{A1}$")
     page.wait_for_url(dashboard, timeout=30000)
 
     def to_the_lti_page(width: str) -> None:  # the header's link, clicked at this width
         page.click("header >> text=课程平台")
         page.wait_for_url(re.compile(r"/lti/admin$"))
         text = page.inner_text("main")
-        assert "成绩回传" in text and "课程与名单" in text and "评价二分类模型" in text, width  # the launch's course
+        assert "成绩回传" in text and "绑定的课程平台课程" in text and "评价二分类模型" in text, width  # the launch's course
         shot(page, f"lti-admin-{width}")
         page.go_back()
         page.wait_for_url(dashboard)
@@ -136,7 +143,7 @@ def test_the_service_pages_refuse_to_be_framed_by_the_platform(site, browser):
     page = ctx.new_page()
     page.route(f"{platform.base}/framed", lambda route: route.fulfill(
         status=200, content_type="text/html",
-        body=f'<iframe id="f" src="http://localhost:{server.port}/login"></iframe>'))
+        body=f'<iframe id="f" src="http://localhost:{server.port}/c/{UPGRADED}/login"></iframe>'))
     page.goto(f"{platform.base}/framed")
     page.wait_for_timeout(1500)
     frame = page.frame_locator("#f")
@@ -252,11 +259,123 @@ def test_make_serve_demo_course_opens_from_its_fake_platform(browser):
         ctx = browser.new_context(viewport=WIDTHS["desktop"], locale="zh-CN")
         page = ctx.new_page()
         page.goto(f"http://127.0.0.1:{lti_port}/")
-        page.click("li:has-text('张三') >> text=新窗口打开作业")
+        page.click("section:has-text('course-1') li:has-text('张三') >> text=新窗口打开作业")
         page.click("#open")
-        page.wait_for_url(re.compile(rf"^http://127.0.0.1:{port}/assignments/{A1}$"), timeout=30000)
+        page.wait_for_url(re.compile(rf"^http://127.0.0.1:{port}/c/bin-2026/assignments/{A1}$"), timeout=30000)
         assert "张三" in page.inner_text("header") and "s001" in page.inner_text("header")  # linked to the demo roster
         shot(page, "demo-launched-desktop")
+        ctx.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+
+
+def demo_codes(out: str) -> dict[str, dict[str, str]]:
+    """The access codes ``python -m autograder.commands.demo_course`` printed: course id (or "admin") -> name -> code."""
+    codes: dict[str, dict[str, str]] = {}
+    for block in re.split(r"\n  (?=课程 |管理员 )", out):
+        found = re.search(r"课程 .+?：\S+/c/([a-z0-9-]+)/", block)
+        if found:
+            codes[found.group(1)] = dict(re.findall(r"(?:学生|教师|助教) (\S+?)(?:（\S+）)?\s+访问码 (\S+)", block))
+        admin = re.search(r"管理员 (\S+)：\S+\s+访问码 (\S+)", block)
+        if admin:
+            codes["admin"] = {admin.group(1): admin.group(2)}
+    return codes
+
+
+def test_the_demo_lms_binding_request_code_link_and_confirmation_in_the_browser(browser):
+    """The demo's people through the new pages, at 1280 and 375 px: 李四 teaches her own unbound sandbox (the
+    request form, then the request confirmed by ml-lab's instructor on the course's LMS page); 王五 opens the
+    assignment from a section that is no roster authority (links his roster entry with his code); an
+    administrator's overview; a ticket opened in another browser (the confirmation page)."""
+    import signal
+
+    from ..server import free_port, start_demo_course
+
+    port, lti_port = free_port(), free_port()
+    proc, out = start_demo_course(port, "--lti-port", str(lti_port))
+    lms, tool = f"http://127.0.0.1:{lti_port}", f"http://127.0.0.1:{port}"
+    codes = demo_codes(out)
+    try:
+        ctx = browser.new_context(viewport=WIDTHS["desktop"], locale="zh-CN")
+        page = ctx.new_page()
+        # 李四 opens the tool from her own sandbox course: nobody here, a request form
+        page.goto(f"{lms}/courses/li-sandbox?user=s002")
+        page.click("#open")
+        page.locator("text=这门课程还没有接入本服务").wait_for(timeout=30000)
+
+        def unbound(width: str) -> None:
+            text = page.inner_text("main")
+            assert "李四的练习课程" in text and "机器学习实践（演示）" in text and "提交绑定申请" in text, width
+            shot(page, f"demo-unbound-{width}")
+
+        at_both_widths(page, unbound)
+        page.check("input[value=ml-lab]")
+        page.click("button:has-text('提交绑定申请')")
+        page.locator("text=已提交绑定申请").wait_for(timeout=30000)
+        at_both_widths(page, lambda w: shot(page, f"demo-requested-{w}"))
+        # 王五 from the section (no roster authority): his code links his roster entry
+        page.goto(f"{lms}/courses/section-2?user=s003")
+        page.click("#open")
+        page.locator("text=关联你的名单账号").wait_for(timeout=30000)
+        at_both_widths(page, lambda w: shot(page, f"demo-link-{w}"))
+        page.fill("#login", "s003")
+        page.fill("#code", codes["bin-2026"]["s003"])
+        page.click("button:has-text('关联并继续')")
+        page.wait_for_url(re.compile(rf"^{tool}/c/bin-2026/assignments/{A1}$"), timeout=30000)
+        assert "王五" in page.inner_text("header") and "s003" in page.inner_text("header")
+        # ml-lab's instructor confirms the request on the course's LMS page
+        page.goto(f"{tool}/c/ml-lab/login")
+        page.fill("#login", "周老师")
+        page.fill("#code", codes["ml-lab"]["周老师"])
+        with page.expect_navigation():
+            page.click("button[type=submit]")
+        page.goto(f"{tool}/c/ml-lab/lti/admin")
+
+        def lms_page(width: str) -> None:
+            text = page.inner_text("main")
+            assert "等待确认的绑定申请" in text and "李四的练习课程" in text and "ML-LAB" in text, width
+            shot(page, f"demo-lms-page-{width}")
+
+        at_both_widths(page, lms_page)
+        page.click("button:has-text('确认绑定到本课程')")
+        page.locator("text=已确认").wait_for(timeout=30000)
+        # the administrator's overview
+        page.goto(f"{tool}/admin/login")
+        name, code = next(iter(codes["admin"].items()))
+        page.fill("#login", name)
+        page.fill("#code", code)
+        with page.expect_navigation():
+            page.click("button[type=submit]")
+
+        def admin(width: str) -> None:
+            text = page.inner_text("main")
+            assert "评价二分类模型（2026 秋季）" in text and "李四的练习课程 → 机器学习实践（演示）" in text, width
+            shot(page, f"demo-admin-{width}")
+
+        at_both_widths(page, admin)
+        # 李四's launch from her sandbox now makes her ml-lab's instructor - in ml-lab only
+        page.goto(f"{lms}/courses/li-sandbox?user=s002")
+        page.click("#open")
+        page.locator("text=继续会换成上面的账号").wait_for(timeout=30000)  # this browser is signed in to ml-lab as 周老师
+        page.click("button:has-text('是我，继续')")
+        page.wait_for_url(re.compile(rf"^{tool}/c/ml-lab/instructor/"), timeout=30000)
+        assert page.goto(f"{tool}/c/bin-2026/instructor/").status in (200, 403)
+        # a ticket opened in another browser asks whose session it is
+        page.goto(f"{lms}/courses/course-1?user=s001&frame=1")
+        landing = page.frame_locator("#tool")
+        href = landing.locator("a:has-text('在新窗口中打开作业')").get_attribute("href", timeout=30000)
+        other = browser.new_context(viewport=WIDTHS["desktop"], locale="zh-CN")
+        elsewhere = other.new_page()
+        elsewhere.goto(f"{tool}/lti/" + href.split("lti/", 1)[1])
+
+        def confirm(width: str) -> None:
+            text = elsewhere.inner_text("main")
+            assert "确认登录的账号" in text and "张三" in text and "是我，继续" in text, width
+            shot(elsewhere, f"demo-enter-confirm-{width}")
+
+        at_both_widths(elsewhere, confirm)
+        other.close()
         ctx.close()
     finally:
         proc.send_signal(signal.SIGTERM)

@@ -66,7 +66,7 @@ def grade(tool, student: str, score: float, *, max_score: float = 10.0, penalty:
 
 
 def worker(tool, clock=None, **kw) -> passback.Passback:
-    return passback.Passback(tool.db, ToolKeys(tool.data), f"test-{time.monotonic_ns()}", titles=lambda a: "作业 1：固定阈值指标",
+    return passback.Passback(tool.db, tool.db, ToolKeys(tool.data), f"test-{time.monotonic_ns()}", titles=lambda a: "作业 1：固定阈值指标",
                              feedback_url=lambda sid: f"{TOOL}/submissions/{sid}", clock=clock or time.time, **kw)
 
 
@@ -143,10 +143,10 @@ def graded_by_the_loop(tool, student: str, score: float, store) -> None:
     """An upload's row, claimed and recorded by the service's real grading loop (:meth:`Dispatcher._record`)."""
     from autograder.batch.jobs import Job
     from autograder.model import Limits
-    from autograder.service.dispatcher import Dispatcher
+    from autograder.service.dispatcher import Dispatcher, Lane
     from autograder.service.queue import Queue
 
-    from .conftest import REPO
+    from .conftest import COURSE, REPO
 
     with tool.db.write() as con:
         con.execute(sa.insert(SUBMISSIONS).values(
@@ -154,11 +154,11 @@ def graded_by_the_loop(tool, student: str, score: float, store) -> None:
             filename="a.ipynb", path="x", sha256="0" * 64, size=1, late=False, penalty=1.0, tries=0, settled=True))
     queue = Queue(tool.db, "loop", 30)
     claim = queue.claim()
-    loop = Dispatcher(queue, lambda: None, Recorder, tool.data, {ASSIGNMENT: ("threshold_metrics", REPO / "solutions" / ASSIGNMENT
-                                                                               / "threshold_metrics.ipynb", "best")},
-                      sandbox=False, limits=Limits(), scratch=None, log=lambda message: None)
+    lane = Lane(COURSE, queue, Recorder, tool.data, {ASSIGNMENT: ("threshold_metrics", REPO / "solutions" / ASSIGNMENT
+                                                                  / "threshold_metrics.ipynb", "best")})
+    loop = Dispatcher([lane], lambda: None, sandbox=False, limits=Limits(), scratch=None, log=lambda message: None)
     result = SubmissionResult(student, ASSIGNMENT, score, 10.0, {}, [], fingerprint="f")  # the job's graded bytes
-    loop._record(store, Job(student, ASSIGNMENT, "f", tag=claim.id), {"result": result.to_json()}, None)
+    loop._record(store, Job(student, ASSIGNMENT, "f", tag=f"{COURSE}/{claim.id}"), {"result": result.to_json()}, None)
 
 
 @pytest.mark.parametrize("tool", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)], indirect=True)

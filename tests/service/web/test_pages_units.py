@@ -19,7 +19,7 @@ from autograder.model import CaseRecord, CaseResult, CellScore, SubmissionResult
 from autograder.service import dashboard, overrides, regrade, submissions
 from autograder.service.database import COUNTING, SUBMISSIONS
 from autograder.service.overrides import OverrideError
-from autograder.service.web.render import duration_text, root_of, when
+from autograder.service.web.render import duration_text, root_of, site_root_of, when
 from autograder.service.policy import parse_policy
 from autograder.service.times import course_zone, stamp
 
@@ -135,11 +135,19 @@ def test_times_and_relative_links():
     assert html == '<time datetime="2026-12-20T15:59:00+00:00">2026-12-20 23:59（UTC+08:00）</time>'
     assert "<" not in str(when(None))
 
-    def request(path):
-        return SimpleNamespace(url=SimpleNamespace(path=path))
+    def request(path, depth=0):
+        return SimpleNamespace(url=SimpleNamespace(path=path), scope={"app": 1},
+                               app=SimpleNamespace(state=SimpleNamespace(root_depth=depth)))
 
     assert [root_of(request(p)) for p in ("/", "/login", "/instructor/", "/assignments/a/live", "/instructor/students/s1")] == \
         ["./", "./", "../", "../../", "../../"]
+    # a course's pages: relative to the course's root c/<id>/; the site's root (static files) two levels up
+    paths = ("/c/x/", "/c/x/login", "/c/x/instructor/", "/c/x/assignments/a/live")
+    assert [root_of(request(p, 2)) for p in paths] == ["./", "./", "../", "../../"]
+    assert [site_root_of(request(p, 2)) for p in paths] == ["../../", "../../", "../../../", "../../../../"]
+    # a fragment fetched at <page>/live is put into its page: its links are the page's
+    assert root_of(request("/c/x/instructor/students/s1/live", 2), fragment=True) == "../../"
+    assert root_of(request("/c/x/assignments/a/live", 2), fragment=True) == "../"
 
 
 # ---- one time zone, one upload limit, grades.csv
