@@ -547,8 +547,8 @@ def test_counts_last_warns_before_the_upload_and_on_the_lower_result(site, brows
 
     def after_the_lower_result() -> None:
         note = latest_attempt(tab).locator(".last-counts").inner_text()
-        assert "低于第 1 次提交的 69 分" in note and "计入成绩的是这次的 0 分" in note, (tab.width, note)
-        assert "0 / 69" in page.locator(".summary-line").inner_text(), tab.width
+        assert f"低于第 1 次提交的 {MAX2} 分" in note and "计入成绩的是这次的 0 分" in note, (tab.width, note)
+        assert f"0 / {MAX2}" in page.locator(".summary-line").inner_text(), tab.width
         tab.shot("assignment-counts-last")
 
     at_both_widths(tab, after_the_lower_result)
