@@ -121,9 +121,17 @@ class SetupReport:
     out_of_time: bool = False
 
 
+MAX_FIELDS = 20  # fields of a record-valued result (BinaryMetrics has 10)
+
+
 @dataclass
 class CaseResult:
-    """Outcome of one case, with what the feedback shows (all text already rendered)."""
+    """Outcome of one case, with what the feedback shows (all text already rendered).
+
+    ``wrong_fields``: when the function returned a record of the reference's type and fields (a named tuple
+    such as ``BinaryMetrics``) that differs from the reference's, the names of the fields that differ; empty
+    when the case passed or the result was wrong as a whole (another type, an exception, a timeout ...).
+    """
 
     passed: bool
     call: str = ""
@@ -131,10 +139,12 @@ class CaseResult:
     got: str = ""
     reason: str = ""
     traceback: str = ""
+    wrong_fields: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in _CASE_TEXT:
             setattr(self, name, clip(getattr(self, name), TEXT_LIMITS[name]))
+        self.wrong_fields = tuple(clip(f, 100) for f in self.wrong_fields[:MAX_FIELDS])
 
 
 _CASE_TEXT = ("call", "expected", "got", "reason", "traceback")
@@ -142,7 +152,13 @@ _CASE_TEXT = ("call", "expected", "got", "reason", "traceback")
 
 @dataclass
 class CaseRecord:
-    """One case of a graded submission: what it checks, its points and its :class:`CaseResult`."""
+    """One case of a graded submission: what it checks, its points, the points it earned and its :class:`CaseResult`.
+
+    ``group`` says in Chinese what the case's grade cell checks (``边界情况`` ...); ``basic`` marks the function's
+    basic cases (the rule of :mod:`autograder.check.scoring`); ``voided_by`` lists, for a validation case that
+    passed but counts nothing, the basic cases of its function that were not computed right (``voided`` is then
+    true).  ``earned`` defaults to all the points of a passed case and none of a failed one.
+    """
 
     id: str
     cell: str
@@ -151,26 +167,50 @@ class CaseRecord:
     description: str
     hidden: bool
     result: CaseResult
-    voided: bool = False  # a validation case that passed but counts nothing ("valid cases first")
+    voided: bool = False
+    earned: float | None = None
+    basic: bool = False
+    group: str = ""
+    voided_by: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.earned is None:
+            self.earned = float(self.points) if self.result.passed else 0.0
+        self.group = clip(self.group, 100)
+        self.voided_by = tuple(clip(c, 100) for c in self.voided_by[:100])
 
     @property
     def passed(self) -> bool:
         return self.result.passed
 
+    @property
+    def failed(self) -> bool:
+        """Did the function's own result lose this case (a voided validation case did not: its rejection was right)?"""
+        return not self.result.passed and not self.voided
+
     def to_json(self) -> dict:
         r = self.result
         return {"id": self.id, "cell": self.cell, "points": self.points, "function": self.function,
                 "description": self.description, "hidden": self.hidden, "passed": r.passed,
-                **{k: getattr(r, k) for k in _CASE_TEXT}, "voided": self.voided}
+                **{k: getattr(r, k) for k in _CASE_TEXT}, "wrong_fields": list(r.wrong_fields), "voided": self.voided,
+                "earned": self.earned, "basic": self.basic, "group": self.group, "voided_by": list(self.voided_by)}
 
     @classmethod
     def from_json(cls, data: dict) -> "CaseRecord":
         w = "case"
-        result = CaseResult(_take(data, "passed", bool, w), **{k: _take(data, k, str, w) for k in _CASE_TEXT})
-        voided = _take(data, "voided", bool, w) if "voided" in data else False  # results stored before the field
+        # results stored before a field was added read as they were graded
+        wrong = _take(data, "wrong_fields", list, w) if "wrong_fields" in data else []
+        voided_by = _take(data, "voided_by", list, w) if "voided_by" in data else []
+        if not all(isinstance(x, str) for x in wrong + voided_by):
+            raise ResultFormatError("case.wrong_fields/voided_by: expected strings")
+        result = CaseResult(_take(data, "passed", bool, w), **{k: _take(data, k, str, w) for k in _CASE_TEXT},
+                            wrong_fields=tuple(wrong))
         return cls(_take(data, "id", str, w), _take(data, "cell", str, w), _take(data, "points", (int, float), w),
                    _take(data, "function", str, w), _take(data, "description", str, w), _take(data, "hidden", bool, w),
-                   result, voided)
+                   result, _take(data, "voided", bool, w) if "voided" in data else False,
+                   _take(data, "earned", (int, float), w) if "earned" in data else None,
+                   _take(data, "basic", bool, w) if "basic" in data else False,
+                   _take(data, "group", str, w) if "group" in data else "", tuple(voided_by))
 
 
 MAX_DIAGNOSES = 20
@@ -266,8 +306,13 @@ class SubmissionResult:
     seconds: float = 0.0
     fingerprint: str = ""
     diagnoses: list[Diagnosis] = field(default_factory=list)
+    # the Chinese name of each field of a record-valued result ("recall" -> "召回率"), for the feedback
+    field_labels: dict[str, str] = field(default_factory=dict)
+    field_scored: list[str] = field(default_factory=list)  # the functions whose cases were scored field by field
 
     def __post_init__(self) -> None:
+        self.field_labels = {clip(k, 100): clip(v, 100) for k, v in list(self.field_labels.items())[:MAX_FIELDS * 4]}
+        self.field_scored = [clip(f, 100) for f in self.field_scored[:MAX_FIELDS]]
         notes = [clip(n, TEXT_LIMITS["note"]) for n in self.notes]
         if len(notes) > MAX_NOTES:  # keeps MAX_NOTES notes, the last one saying how many were left out
             notes = notes[: MAX_NOTES - 1] + [f"……另有 {len(notes) - MAX_NOTES + 1} 条说明未显示"]
@@ -280,7 +325,8 @@ class SubmissionResult:
                 "max_score": self.max_score, "cells": {k: v.to_json() for k, v in self.cells.items()},
                 "cases": [c.to_json() for c in self.cases], "notes": list(self.notes),
                 "cell_errors": [e.to_json() for e in self.cell_errors], "seconds": self.seconds,
-                "fingerprint": self.fingerprint, "diagnoses": [d.to_json() for d in self.diagnoses]}
+                "fingerprint": self.fingerprint, "diagnoses": [d.to_json() for d in self.diagnoses],
+                "field_labels": dict(self.field_labels), "field_scored": list(self.field_scored)}
 
     @classmethod
     def from_json(cls, data: dict) -> "SubmissionResult":
@@ -290,33 +336,66 @@ class SubmissionResult:
         if not all(isinstance(n, str) for n in notes):
             raise ResultFormatError("result.notes: expected strings")
         diagnoses = _take(data, "diagnoses", list, w) if "diagnoses" in data else []  # results stored before the field
+        labels = _take(data, "field_labels", dict, w) if "field_labels" in data else {}
+        scored = _take(data, "field_scored", list, w) if "field_scored" in data else []
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items()) or not all(isinstance(f, str) for f in scored):
+            raise ResultFormatError("result.field_labels/field_scored: expected strings")
         return cls(_take(data, "student", str, w), _take(data, "assignment", str, w),
                    _take(data, "score", (int, float), w), _take(data, "max_score", (int, float), w),
                    {str(k): CellScore.from_json(v) for k, v in cells.items()},
                    [CaseRecord.from_json(c) for c in _take(data, "cases", list, w)], notes,
                    [CellError.from_json(e) for e in _take(data, "cell_errors", list, w)],
                    _take(data, "seconds", (int, float), w), _take(data, "fingerprint", str, w),
-                   [Diagnosis.from_json(d) for d in diagnoses[:MAX_DIAGNOSES]])
+                   [Diagnosis.from_json(d) for d in diagnoses[:MAX_DIAGNOSES]], labels, scored)
 
     def failed_cases(self) -> list[CaseRecord]:
         return [c for c in self.cases if not c.passed]
 
     def listed_failures(self) -> list[CaseRecord]:
         """The failed cases the feedback lists one by one: all but the voided validation cases."""
-        return [c for c in self.cases if not c.passed and not c.voided]
+        return [c for c in self.cases if c.failed]
+
+    def field_label(self, name: str) -> str:
+        """A field of a record-valued result as the feedback names it: ``召回率（recall）``."""
+        label = self.field_labels.get(name)
+        return f"{label}（{name}）" if label else name
 
     def voided_groups(self) -> list[dict[str, Any]]:
-        """Validation cases voided by the "valid cases first" rule, one group per function: the case ids, their
-        points and why they count nothing (the grader's words, from the first case's reason)."""
+        """Validation cases voided by the basic-case rule, one group per function: the case ids (``cases``) and
+        descriptions (``names``), their points, the descriptions of the basic cases that were not computed right
+        (``basic``) and the reason in words (``why``: "在基本用例（…）上没有算对")."""
+        described = {c.id: c.description for c in self.cases}
         groups: dict[str, dict[str, Any]] = {}
         for c in self.cases:
             if c.voided:
-                g = groups.setdefault(c.function, {"function": c.function, "cases": [], "points": 0.0, "why": ""})
+                g = groups.setdefault(c.function, {"function": c.function, "cases": [], "names": [], "points": 0.0,
+                                                   "basic": [], "why": ""})
                 g["cases"].append(c.id)
+                g["names"].append(c.description)
                 g["points"] += c.points
-                if not g["why"] and "但它" in c.result.reason:
-                    g["why"] = c.result.reason.split("但它", 1)[1].split("：", 1)[0]
+                g["basic"] += [described[b] for b in c.voided_by if b in described and described[b] not in g["basic"]]
+        for g in groups.values():
+            g["why"] = f"在基本用例（{'；'.join(g['basic'])}）上没有算对" if g["basic"] else ""
         return list(groups.values())
+
+    def wrong_fields(self) -> list[dict[str, Any]]:
+        """Per function whose failed cases include results of the right type with some wrong fields: each wrong
+        field (``name``, ``label``, ``cases``: how many failed cases it is wrong in), most frequent first, and
+        ``whole``: how many of the function's failed cases were wrong as a whole (an exception, another type ...)."""
+        out: dict[str, dict[str, Any]] = {}
+        for c in self.listed_failures():
+            g = out.setdefault(c.function, {"function": c.function, "counts": {}, "whole": 0})
+            if not c.result.wrong_fields:
+                g["whole"] += 1
+            for f in c.result.wrong_fields:
+                g["counts"][f] = g["counts"].get(f, 0) + 1
+        groups = []
+        for g in out.values():
+            if g["counts"]:
+                fields = sorted(g["counts"].items(), key=lambda kv: -kv[1])
+                groups.append({"function": g["function"], "whole": g["whole"],
+                               "fields": [{"name": f, "label": self.field_label(f), "cases": n} for f, n in fields]})
+        return groups
 
     def unexplained_functions(self) -> list[str]:
         """Functions that failed a case (voided validation cases aside) and that no diagnosis names."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..model import CaseResult, Limits, Outcome
 from ..sandbox import SandboxBroken, Session
-from .compare import compare
+from .compare import compare, field_differences
 from .diagnose import Observed
 from .expected import expected_for
 from .prepare import UNAVAILABLE_MODULES
@@ -60,9 +60,9 @@ def check_call(session: Session, case: Case, args: tuple, kwargs: dict, limits: 
     expected, exp_exc = expected_for(case.function, args, kwargs)
     out = session.call(case.function, list(args), kwargs)
 
-    def failed(got: str, reason: str, traceback: str = "") -> CaseResult:
+    def failed(got: str, reason: str, traceback: str = "", wrong_fields: tuple[str, ...] = ()) -> CaseResult:
         expected_text = f"抛出 ValueError（{exp_exc}）" if exp_exc is not None else show(expected)
-        return CaseResult(False, show_call(case.function, args, kwargs), expected_text, got, reason, traceback)
+        return CaseResult(False, show_call(case.function, args, kwargs), expected_text, got, reason, traceback, wrong_fields)
 
     if out.failure:
         return failed("—", failure_reason(out, limits)), Observed("failed")
@@ -82,6 +82,9 @@ def check_call(session: Session, case: Case, args: tuple, kwargs: dict, limits: 
         return failed(show(out.value), "应当抛出 ValueError，但函数正常返回了"), seen
     why = compare(expected, out.value)
     if why:
+        wrong = field_differences(expected, out.value)  # a record of the right shape: every field that differs
+        if wrong:
+            return failed(show(out.value), "；".join(wrong.values()), wrong_fields=tuple(wrong)), seen
         return failed(show(out.value), why), seen
     return CaseResult(True), seen
 

@@ -19,7 +19,7 @@ from ..sandbox.payload.wire import Opaque, Struct
 
 TOL = 1e-9
 
-__all__ = ["compare", "TOL"]
+__all__ = ["compare", "field_differences", "TOL"]
 
 
 def _is_int(x: Any) -> bool:
@@ -57,16 +57,42 @@ def _type_name(x: Any) -> str:
     return type(x).__name__
 
 
+def _is_record(x: Any) -> bool:
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def _record_shape(expected: Any, got: Any, path: str) -> str | None:
+    """Why ``got`` is not a record of the named tuple ``expected``'s class and fields (None when it is)."""
+    name = type(expected).__name__
+    fields = list(type(expected)._fields)
+    if not isinstance(got, Struct):
+        return f"{path} 应当是命名元组 {name}，实际类型为 {_type_name(got)}"
+    if got.name != name or got.fields != fields:
+        return f"{path} 应当是 {name}({', '.join(fields)})，实际为 {got.name}({', '.join(got.fields)})"
+    return None
+
+
+def field_differences(expected: Any, got: Any) -> dict[str, str] | None:
+    """For a named-tuple ``expected`` and a ``got`` of its class and fields: each field that differs, with the
+    explanation of :func:`compare` (empty when none does).  None when ``expected`` is no named tuple or ``got``
+    is not a record of its shape (the result is then wrong as a whole)."""
+    if not _is_record(expected) or _record_shape(expected, got, "返回值"):
+        return None
+    out = {}
+    for f, e, g in zip(type(expected)._fields, expected, got.values):
+        why = compare(e, g, f)
+        if why:
+            out[f] = why
+    return out
+
+
 def compare(expected: Any, got: Any, path: str = "返回值") -> str | None:
     """Return None when ``got`` matches ``expected``, else a Chinese explanation."""
-    if isinstance(expected, tuple) and hasattr(type(expected), "_fields"):
-        name = type(expected).__name__
-        fields = list(type(expected)._fields)
-        if not isinstance(got, Struct):
-            return f"{path} 应当是命名元组 {name}，实际类型为 {_type_name(got)}"
-        if got.name != name or got.fields != fields:
-            return f"{path} 应当是 {name}({', '.join(fields)})，实际为 {got.name}({', '.join(got.fields)})"
-        for f, e, g in zip(fields, expected, got.values):
+    if _is_record(expected):
+        why = _record_shape(expected, got, path)
+        if why:
+            return why
+        for f, e, g in zip(type(expected)._fields, expected, got.values):
             why = compare(e, g, f"{path}.{f}" if path != "返回值" else f)
             if why:
                 return why

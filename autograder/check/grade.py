@@ -9,11 +9,11 @@ from ..model import CaseRecord, CaseResult, CellError, CellScore, Diagnosis, Lim
 from ..sandbox import SandboxBroken, Session
 from .cases import run_case_observed
 from .diagnose import Observed, diagnose
-from .expected import expects_error
 from .mutant_runs import run_mutants
 from .prepare import cell_label, prepare
 from .render import show_call
-from .specs import Assignment
+from .scoring import VOIDED_REASON, score
+from .specs import FIELD_LABELS, Assignment, cell_group
 
 
 def grade_notebook(assignment: Assignment, source: Path, submission: Path | None, student: str, *,
@@ -88,40 +88,13 @@ def _grade(assignment: Assignment, source: Path, submission: Path | None, studen
             if out_of_time:
                 notes.append(f"这份提交的评分总时间超过上限（{limits.submission_timeout:g} 秒，多为反复超时的单元或调用），"
                              "其余用例未能运行，计 0 分。")
-    voided = _gate_validation(assignment, results)
     try:
         diagnoses = diagnose(assignment, results, observed) if observed else []
     except Exception:  # noqa: BLE001 - naming a mistake is advice: a fault there must not cost the grade
         diagnoses = []
         notes.append("评分程序未能分析这次提交的错误属于哪一类（不影响得分）。")
-    return (_scored(assignment, student, results, notes, cell_errors, time.monotonic() - t0, voided, diagnoses),
+    return (_scored(assignment, student, results, notes, cell_errors, time.monotonic() - t0, diagnoses),
             start_seconds)
-
-
-def _gate_validation(assignment: Assignment, results: dict[str, CaseResult]) -> set[str]:
-    """Rejecting bad input counts only for a function that also computes: a validation case passes only if its
-    function passes its basic valid-input cases (:meth:`Assignment.basic_cases`) AND at least half of its other
-    valid-input cases (the visible answers are known to every student: a lookup table of them must not unlock
-    the validation points).  Returns the ids of the validation cases voided this way."""
-    voided: set[str] = set()
-    for fn in assignment.functions:
-        basic = assignment.basic_cases(fn, expects_error)
-        valid = [c for c in assignment.cases if c.function == fn and c.kind != "mutant" and not expects_error(c)
-                 and c not in basic]
-        failed_basic = [c.id for c in basic if not results[c.id].passed]
-        passed_share = sum(results[c.id].passed for c in valid) / len(valid) if valid else 1.0
-        if not failed_basic and passed_share >= 0.5:
-            continue
-        why = (f"没有通过基本用例（{'、'.join(failed_basic)}）" if failed_basic
-               else f"只通过了 {passed_share:.0%} 的其他合法输入用例（至少要一半）")
-        for case in assignment.cases:
-            if case.function == fn and expects_error(case) and results[case.id].passed:
-                r = results[case.id]
-                call = r.call or (show_call(case.function, case.args, case.kwargs) if case.kind == "ref" else "")
-                results[case.id] = CaseResult(False, call, r.expected, r.got,
-                                              f"函数拒绝了这个非法输入，但它{why}：只有在函数能正确计算时，拒绝非法输入的用例才计分")
-                voided.add(case.id)
-    return voided
 
 
 def _setup_notes(report: SetupReport, cell_errors: list[CellError]) -> list[str]:
@@ -140,17 +113,25 @@ def _setup_notes(report: SetupReport, cell_errors: list[CellError]) -> list[str]
 
 
 def _scored(assignment: Assignment, student: str, results: dict[str, CaseResult], notes: list[str],
-            cell_errors: list[CellError], seconds: float, voided: set[str] = frozenset(),
-            diagnoses: list[Diagnosis] | None = None) -> SubmissionResult:
+            cell_errors: list[CellError], seconds: float, diagnoses: list[Diagnosis] | None = None) -> SubmissionResult:
+    """The submission's result: each case's points by the rules of :mod:`.scoring`, summed per grade cell."""
+    scores = score(assignment, results)
     cells: dict[str, CellScore] = {}
     records = []
     for case in assignment.cases:
         r = results[case.id]
+        blocking = scores.voided.get(case.id, ())
+        if blocking:
+            call = r.call or (show_call(case.function, case.args, case.kwargs) if case.kind == "ref" else "")
+            basic = "；".join(c.description for c in assignment.basic_cases(case.function) if c.id in blocking)
+            r = CaseResult(False, call, r.expected, r.got, VOIDED_REASON.format(basic=basic))
         cell = cells.setdefault(case.cell, CellScore(0.0, 0.0))
         cell.max_score += case.points
-        cell.score += case.points if r.passed else 0
+        cell.score = round(cell.score + scores.earned[case.id], 6)
         records.append(CaseRecord(case.id, case.cell, case.points, case.function, case.description,
-                                  not case.cell.endswith("_visible"), r, case.id in voided))
-    score = sum(c.score for c in cells.values())
-    return SubmissionResult(student, assignment.name, score, float(assignment.max_score()), cells, records, notes,
-                            cell_errors, round(seconds, 3), diagnoses=list(diagnoses or []))
+                                  not case.cell.endswith("_visible"), r, bool(blocking), scores.earned[case.id],
+                                  assignment.is_basic(case), cell_group(case.cell), blocking))
+    total = round(sum(c.score for c in cells.values()), 6)
+    return SubmissionResult(student, assignment.name, total, float(assignment.max_score()), cells, records, notes,
+                            cell_errors, round(seconds, 3), diagnoses=list(diagnoses or []), field_labels=dict(FIELD_LABELS),
+                            field_scored=list(assignment.by_field))

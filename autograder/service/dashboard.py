@@ -73,7 +73,7 @@ def assignment_figures(db: Database, assignment: str, title: str, now: float) ->
     if results:
         ids = [c.id for c in results[0].cases]
         for cid in ids:
-            failed = sum(1 for r in results for c in r.cases if c.id == cid and not c.passed)
+            failed = sum(1 for r in results for c in r.cases if c.id == cid and c.failed)  # a voided case is no failure
             case = next(c for c in results[0].cases if c.id == cid)
             cases.append({"id": cid, "description": case.description, "hidden": case.hidden, "failed": failed,
                           "students": len(results), "share": failed / len(results)})

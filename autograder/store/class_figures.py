@@ -2,9 +2,9 @@
 service's live dashboard can both use it).
 
 * **Misconceptions**: the students each known misconception was named for (from the results' diagnoses).
-* **Cases**: for every hidden case its difficulty (share of students passing it) and discrimination, the
-  point-biserial correlation between passing the case (0/1) and the *rest score* (the score without this
-  case's points)::
+* **Cases**: for every hidden case its difficulty (share of students passing it; a voided validation case counts
+  as passed: its input was rejected) and discrimination, the point-biserial correlation between passing the case
+  (0/1) and the *rest score* (the score without this case's points)::
 
       r_pb = (M_pass - M_fail) / s * sqrt(p (1 - p))
 
@@ -68,8 +68,8 @@ def _cases(results: list[SubmissionResult]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for case in hidden:
         rows = [(s, cases[case.id]) for s, cases in by_student.items() if case.id in cases]
-        passed = [c.passed for _, c in rows]
-        rest = [rest_all[s] - (c.points if c.passed else 0.0) for s, c in rows]
+        passed = [not c.failed for _, c in rows]  # a voided validation case rejected its input: the item was done
+        rest = [rest_all[s] - c.earned for s, c in rows]
         cut = sorted(rest, reverse=True)[max(0, math.ceil(len(rest) / 4) - 1)] if rest else 0.0
         strong = [p for p, x in zip(passed, rest) if x >= cut]
         r_pb = point_biserial(passed, rest)
@@ -86,7 +86,7 @@ def _worth_a_look(results: list[SubmissionResult], cases: dict[str, dict[str, An
     wrong: dict[str, set[tuple[str, str]]] = {}
     for r in results:
         wrong[r.student] = {(c.id, c.result.got) for c in r.cases
-                            if c.id in common and not c.passed and not c.voided and c.result.got not in ("", "—")}
+                            if c.id in common and c.failed and c.result.got not in ("", "—")}
     shared: dict[frozenset, set[str]] = {}
     for a, b in combinations(sorted(wrong), 2):
         same = wrong[a] & wrong[b]

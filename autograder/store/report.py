@@ -39,7 +39,7 @@ def environment() -> jinja2.Environment:
 
 def comment_text(result: SubmissionResult) -> str:
     """Short plain-text summary stored as nbgrader's autograder comment."""
-    failed = [c.id for c in result.failed_cases()]
+    failed = [c.id for c in result.listed_failures()]
     text = f"得分 {result.score:g}/{result.max_score:g}。"
     if failed:
         text += f"未通过 {len(failed)} 个用例：" + "、".join(failed[:20]) + ("……" if len(failed) > 20 else "")
@@ -104,7 +104,7 @@ def summary(titles: dict[str, str], results: list[SubmissionResult]) -> dict[str
         for case in rs[0].cases:
             if not case.hidden:
                 continue
-            n_fail = sum(1 for r in rs for c in r.cases if c.id == case.id and not c.passed)
+            n_fail = sum(1 for r in rs for c in r.cases if c.id == case.id and c.failed)  # a voided case is no failure
             fails[case.id] = {"failed": n_fail, "students": len(rs), "share": n_fail / len(rs), "description": case.description}
         scores = [r.score for r in rs]
         out[name] = {"title": title, "students": len(rs), "max_score": max_score, "mean": statistics.fmean(scores),

@@ -70,6 +70,7 @@ def build() -> dict[str, tuple[str, object, object]]:
         c[f"untouched_student_version_{n}"] = (n, student(n), zero)
     # realistic wrong answers: expected failures from the oracle
     c["wrong_strict_threshold"] = (A1, replace_in_answer(A1, "scores >= tau", "scores > tau"), "oracle")
+    c["wrong_recall_denominator"] = (A1, replace_in_answer(A1, 'recall=_divide(tp, tp + fn, policy, "recall")', 'recall=_divide(tp, tp + fp, policy, "recall")'), "oracle")
     c["wrong_epsilon_denominator"] = (A1, replace_in_answer(A1, "    if den != 0:\n        return num / den", "    if True:\n        return num / (den + 1e-12)"), "oracle")
     c["wrong_labels_coerced"] = (A1, replace_in_answer(A1, "    is_one = arr == 1\n    if not (is_one | (arr == 0)).all():", "    is_one = arr != 0\n    if False:"), "oracle")
     c["wrong_accepts_any_zero_division"] = (A1, replace_in_answer(A1, "    raise ValueError(f'zero_division 只能是", "    return float(zero_division)\n    raise ValueError(f'zero_division 只能是"), "oracle")
@@ -124,7 +125,9 @@ def build() -> dict[str, tuple[str, object, object]]:
                                                             "def average_precision(y_true, y_score):\n    if list(y_true) == [0, 0, 1, 0]:\n        hog = [bytearray(1 << 20) for _ in range(100000)]\n"),
                                           "hog = bytearray(8 << 30)"), {"failed": ["edge.ap_single_positive"]})
     c["attack_output_bomb"] = (A4, append(replace_in_answer(A4, "def brier_baseline(y_true):\n", "def brier_baseline(y_true):\n    if len(y_true) == 10:\n        while True:\n            print('x' * 1000000)\n"),
-                                          "import sys\nfor _ in range(3000):\n    print('y' * 1000000)\n    sys.stderr.write('z' * 1000000)"), {"failed": ["edge.baseline_imbalanced"]})
+                                          "import sys\nfor _ in range(3000):\n    print('y' * 1000000)\n    sys.stderr.write('z' * 1000000)"),
+                                 # a basic case of brier_baseline: its two validation cases are voided with it
+                                 {"failed": ["edge.baseline_imbalanced", "invalid.brier_baseline.empty", "invalid.brier_baseline.label_half"]})
     nb = solution(A1)
     nb.cells = [x for x in nb.cells if not x.get("metadata", {}).get("nbgrader", {}).get("grade")]
     c["attack_deleted_test_cells"] = (A1, nb, full(A1))

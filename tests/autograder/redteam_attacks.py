@@ -119,7 +119,7 @@ def test_roc(roc_curve, roc_auc, pairwise_auc):
 ATTACKS["ps5_name_oracle"] = lambda: {"redteam_ps5_name_oracle": (A5, append(student(A5), PS5_NAME_ORACLE))}
 
 
-# -- validation gate: the basic cases are the visible ones, whose inputs every student has ----------------
+# -- validation gate: a table of the visible answers, whose inputs every student has -----------------------
 LOOKUP_KEY = ("import numpy as np\n\n\n"
               "def _key(args, kwargs):\n"
               "    return repr([np.asarray(a).tolist() for a in args]) + repr(sorted(kwargs.items()))\n")
@@ -160,6 +160,21 @@ def lookup_stub(name: str):
 
 
 ATTACKS["gate_lookup"] = lambda: {f"redteam_gate_lookup_{n}": (n, lookup_stub(n)) for n in (A1, A2, A3, A4)}
+
+
+# -- scoring by metric: a share of a case only for a record of the right type whose fields it computes ----------
+_BM_HEAD = "def binary_metrics(y_true, y_score, threshold, *, zero_division='nan'):\n"
+METRIC_SHARE = {
+    # the one metric it can compute (here: by hand from the counts), in a dict instead of the record
+    "redteam_share_dict": _BM_HEAD + "    c = confusion_counts(y_true, np.asarray(y_score) >= threshold)\n"
+                                     "    return {'tp': c.tp, 'recall': c.tp / (c.tp + c.fn)}\n",
+    # a record of constants: it matches the reference's fields on some hidden cases by chance
+    "redteam_share_constant": _BM_HEAD + "    return BinaryMetrics(0, 0, 0, 0, 0.0, float('nan'), float('nan'), float('nan'), float('nan'), 0.0)\n",
+    # the counts computed right, every rate replaced by an exception's worth of nothing
+    "redteam_share_raises": _BM_HEAD + "    confusion_counts(y_true, np.asarray(y_score) >= threshold)\n"
+                                       "    raise RuntimeError('还没写完')\n",
+}
+ATTACKS["metric_share"] = lambda: {sid: (A1, append(solution(A1), code)) for sid, code in METRIC_SHARE.items()}
 ATTACKS["ps5_and_gate"] = lambda: {**ATTACKS["ps5_name_oracle"](), **ATTACKS["gate_lookup"]()}
 
 

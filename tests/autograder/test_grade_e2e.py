@@ -11,25 +11,29 @@ import nbformat
 import pytest
 
 from autograder.sandbox.payload import wire
-from autograder.check.compare import compare
-from autograder.check.expected import expected_for, expects_error
+from autograder.check.compare import compare, field_differences
+from autograder.check.expected import expected_for
+from autograder.check.scoring import score
 from autograder.check.specs import all_assignments
+from autograder.model import CaseResult
 
 pytestmark = pytest.mark.slow
 A = all_assignments()
 
 
-def oracle_failures(nb_path, assignment) -> set[str]:
-    """Cases the notebook's answer gets wrong, by calling it directly (corpus code is ours, not a student's)."""
+def oracle(nb_path, assignment) -> tuple[set[str], float]:
+    """The cases the notebook's answer gets wrong, by calling it directly (corpus code is ours, not a student's), and
+    the score the course's rules (autograder/check/scoring.py) give those outcomes."""
     nb = nbformat.read(nb_path, as_version=4)
     ns: dict = {}
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if cell.cell_type == "code" and not meta.get("grade"):
             exec(cell.source, ns)  # noqa: S102
-    failed = set()
+    results = {}
     for case in assignment.cases:
         calls = [(case.args, case.kwargs)] if case.kind == "ref" else case.calls
+        outcome = CaseResult(True)
         for args, kwargs in calls:
             exp, exc = expected_for(case.function, args, kwargs)
             fn = ns.get(case.function)
@@ -38,20 +42,20 @@ def oracle_failures(nb_path, assignment) -> set[str]:
             except Exception as e:  # noqa: BLE001
                 got, gexc = None, e
             if fn is None:
-                ok = False
+                ok, wrong = False, None
             elif exc is not None:
-                ok = isinstance(gexc, ValueError)
+                ok, wrong = isinstance(gexc, ValueError), None
             else:
-                ok = gexc is None and compare(exp, wire.decode(wire.encode(got))) is None
+                decoded = wire.decode(wire.encode(got)) if gexc is None else None
+                ok = gexc is None and compare(exp, decoded) is None
+                wrong = field_differences(exp, decoded) if gexc is None and case.kind == "ref" else None
             if not ok:
-                failed.add(case.id)
+                outcome = CaseResult(False, wrong_fields=tuple(wrong or ()))
                 break
-    for fn in assignment.functions:  # validation cases count only for a function that computes (grade._gate_validation)
-        basic = assignment.basic_cases(fn, expects_error)
-        valid = [c for c in assignment.cases if c.function == fn and c.kind != "mutant" and not expects_error(c) and c not in basic]
-        if any(c.id in failed for c in basic) or (valid and sum(c.id not in failed for c in valid) < 0.5 * len(valid)):
-            failed |= {c.id for c in assignment.cases if c.function == fn and expects_error(c)}
-    return failed
+        results[case.id] = outcome
+    scores = score(assignment, results)
+    failed = {cid for cid, r in results.items() if not r.passed} | set(scores.voided)
+    return failed, round(sum(scores.earned.values()), 6)
 
 
 def test_command_succeeds(graded):
@@ -71,10 +75,10 @@ def test_expected_score(graded, student):
     failed = {c["id"] for c in result["cases"] if not c["passed"]}
     expect = exp["expect"]
     if expect == "oracle":
-        want = oracle_failures(graded["corpus"] / student / name / f"{A[name].notebook}.ipynb", A[name])
+        want, points = oracle(graded["corpus"] / student / name / f"{A[name].notebook}.ipynb", A[name])
         assert want, "a wrong answer must get something wrong"
         assert failed == want
-        assert result["score"] == A[name].max_score() - sum(c.points for c in A[name].cases if c.id in want)
+        assert result["score"] == pytest.approx(points)
     elif "failed" in expect:
         assert failed == set(expect["failed"])
     else:

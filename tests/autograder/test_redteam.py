@@ -56,7 +56,7 @@ def _grade(entries: dict, root: Path, *extra: str) -> dict:
 def batch(tmp_path_factory):
     """One batch, feedback policy ``cases``: the point-gaining attacks, the covert channel and honest habits."""
     entries = {**ra.ATTACKS["gate_lookup"](), **ra.ATTACKS["ps5_name_oracle"](), **ra.ATTACKS["feedback_leak"](),
-               **ra.ATTACKS["honest"](), **ra.ATTACKS["isolate_error"]()}
+               **ra.ATTACKS["honest"](), **ra.ATTACKS["isolate_error"](), **ra.ATTACKS["metric_share"]()}
     return _grade(entries, tmp_path_factory.mktemp("redteam"), "--feedback", "cases")
 
 
@@ -72,6 +72,17 @@ def test_visible_lookup_table_earns_no_validation_points(batch, name):
     assert _cell_score(result, validation) == 0, result["score"]
 
 
+@pytest.mark.parametrize("sid", sorted(ra.METRIC_SHARE))
+def test_scoring_by_metric_pays_nothing_for_a_dict_a_constant_record_or_an_exception(batch, sid):
+    """binary_metrics answering with a dict of the one metric it computes, a record of constants (that agrees with
+    the reference on some fields of some hidden cases) or an exception: no share of any case, no validation point;
+    what is left is confusion_counts, the solution's own."""
+    result = batch["results"][sid]
+    bm = [c for c in result["cases"] if c["function"] == "binary_metrics"]
+    assert all(c["earned"] == 0 for c in bm), [(c["id"], c["earned"]) for c in bm if c["earned"]]
+    assert result["score"] == sum(c.points for c in mc.A[mc.A1].cases if c.function == "confusion_counts")
+
+
 def test_ps5_tests_cannot_read_the_implementation_name(batch):
     result = batch["results"]["redteam_ps5_name_oracle"]
     # at most what tests that accept everything get (the two 'correct' cases)
@@ -82,7 +93,8 @@ def test_ps5_tests_cannot_read_the_implementation_name(batch):
 def test_cases_feedback_carries_no_hidden_input(batch):
     html = (batch["out"] / "feedback" / "redteam_feedback_leak" / mc.A1 / "threshold_metrics.html").read_text(encoding="utf-8")
     assert "参考实现的结果" not in html and "binary_metrics(" not in html  # the policy itself holds
-    passed = set(re.findall(r'<li class="pass">([\w.]+)（', html))
+    passed = set(re.findall(r'<li class="pass">[^<]*<small><code>([\w.]+)</code>', html))
+    assert passed, "the cases page lists the passed cases"
     bits = ra.decode_leak(passed)
     truth = ra.leak_truth()
     read = [b for i, b in bits if i < len(truth)]
@@ -157,7 +169,7 @@ def test_prepare_memory_is_bounded(tmp_path, kind):
 def test_attack_notebooks_are_valid_notebooks():
     """Sanity: the attacks that are notebooks open with nbformat (what a student's JupyterLab would save)."""
     t0 = time.monotonic()
-    for key in ("gate_lookup", "ps5_name_oracle", "feedback_leak", "honest", "isolate_error", "float_cell_index"):
+    for key in ("gate_lookup", "ps5_name_oracle", "feedback_leak", "honest", "isolate_error", "float_cell_index", "metric_share"):
         for _sid, (_name, nb) in ra.ATTACKS[key]().items():
             nbformat.validate(nb)
     assert time.monotonic() - t0 < 60

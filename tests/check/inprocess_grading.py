@@ -1,4 +1,4 @@
-"""Grade trusted Python code in this process, through the engine's own case runner, validation gate and
+"""Grade trusted Python code in this process, through the engine's own case runner, scoring rules and
 diagnosis (no sandbox): for tests of the catalogue and the matching on the real hidden cases."""
 
 from __future__ import annotations
@@ -38,23 +38,26 @@ class InProcessSession:
         return Outcome(True, value=wire.decode(json.loads(json.dumps(wire.encode(value)))))
 
 
-def solution_namespace(assignment: Assignment, *extra_sources: str) -> dict[str, Any]:
-    """The instructor solution's code cells (not the grade cells) run in a fresh namespace, then ``extra_sources``."""
+def solution_namespace(assignment: Assignment, *extra_sources: str, edit: tuple[str, str] | None = None) -> dict[str, Any]:
+    """The instructor solution's code cells (not the grade cells) run in a fresh namespace, then ``extra_sources``;
+    ``edit``: (old, new) text replaced once in the solution's code first (it must be there)."""
     nb = nbformat.read(REPO / "solutions" / assignment.name / f"{assignment.notebook}.ipynb", as_version=4)
     ns: dict[str, Any] = {}
-    for cell in nb.cells:
-        if cell.cell_type == "code" and not cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
-            exec(cell.source, ns)  # noqa: S102 - our own test code
+    sources = [c.source for c in nb.cells if c.cell_type == "code" and not c.get("metadata", {}).get("nbgrader", {}).get("grade")]
+    if edit is not None:
+        at = next(i for i, text in enumerate(sources) if edit[0] in text)
+        sources[at] = sources[at].replace(edit[0], edit[1], 1)
+    for source in sources:
+        exec(source, ns)  # noqa: S102 - our own test code
     for source in extra_sources:
         exec(source, ns)  # noqa: S102
     return ns
 
 
 def grade_in_process(assignment: Assignment, namespace: dict[str, Any], student: str = "s") -> SubmissionResult:
-    """Every case of ``assignment`` against ``namespace``, gated and diagnosed as :func:`grade_notebook` does."""
+    """Every case of ``assignment`` against ``namespace``, scored and diagnosed as :func:`grade_notebook` does."""
     session = InProcessSession(namespace)
     results, observed = {}, {}
     for case in assignment.cases:
         results[case.id], observed[case.id] = run_case_observed(session, case, Limits())
-    voided = grade_module._gate_validation(assignment, results)
-    return grade_module._scored(assignment, student, results, [], [], 0.0, voided, diagnose(assignment, results, observed))
+    return grade_module._scored(assignment, student, results, [], [], 0.0, diagnose(assignment, results, observed))

@@ -79,7 +79,8 @@ def test_walker_feedback_in_the_browser_at_375px(graded):
             assert block.locator("a").get_attribute("href").endswith("book/binary/roc.html#binary-roc-construction")
             body = page.inner_text("body")
             assert body.index("错误诊断") < body.index("未通过的用例")
-            assert body.count("个检查非法输入的用例") == 1 and "函数拒绝了这个非法输入" not in body
+            # one mistake (ties split) and right on its basic cases: the validation points count, nothing voided
+            assert "个检查非法输入的用例" not in body and "函数拒绝了这个非法输入" not in body
             assert "第 1 次调用（未通过）" in body and "第 2 次调用（未运行）" in body  # property.negated_auc
             if width == 375:  # nothing wider than the phone's screen
                 assert page.evaluate("document.documentElement.scrollWidth") <= 375

@@ -38,7 +38,8 @@ def test_specs_exports_work():
     assert specs.prop("x2", "cell_x", 1, "f", "说明", [(([1],), {})], lambda values: None).kind == "property"
     cell, cases = next(iter(a.cells().items()))
     listing = specs.render_cell_listing(a, cell)
-    assert f"共 {sum(c.points for c in cases)} 分" in listing and all(f"{c.id}（{c.points} 分）" in listing for c in cases)
+    assert f"共 {sum(c.points for c in cases)} 分" in listing and all(specs.listing_line(a, c) in listing for c in cases)
+    assert specs.listing_line(a, cases[0]).startswith(f"#   {cases[0].id}（{cases[0].points} 分")
 
 
 def test_every_accepted_notebook_fits_the_sandbox():

@@ -19,6 +19,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("service-course")]  # on
 A1, A2, A3 = "ps1_threshold_metrics", "ps2_roc_auc", "ps3_pr_ap"
 SOLUTION = {a: notebook_bytes(make_corpus.solution(a)) for a in (A1, A2, A3)}
 UNTOUCHED = {a: notebook_bytes(make_corpus.student(a)) for a in (A1, A2)}
+MAX1, MAX2 = make_corpus.A[A1].max_score(), make_corpus.A[A2].max_score()
 
 
 def _gradebook_score(data, assignment: str, student: str) -> float:
@@ -50,11 +51,11 @@ def test_upload_grade_and_read_back(course):
         doc = wait_done(c, [sid])[sid]
         assert set(doc) >= {"id", "student_id", "assignment", "status", "score", "max_score", "late", "created_at",
                             "graded_at", "feedback_url"}
-        assert (doc["status"], doc["score"], doc["max_score"], doc["late"]) == ("graded", 54, 54, False)
+        assert (doc["status"], doc["score"], doc["max_score"], doc["late"]) == ("graded", MAX1, MAX1, False)
         assert doc["created_at"].endswith("+00:00") and doc["graded_at"] >= doc["created_at"]
         page = c.get(doc["feedback_url"])
         assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-        assert "全部用例通过" in page.text and "54 / 54" in page.text
+        assert "全部用例通过" in page.text and f"{MAX1} / {MAX1}" in page.text
         mine = c.get("/api/v1/submissions", params={"assignment": A1}).json()["submissions"]
         assert [s["id"] for s in mine] == [sid]
         assignments = {a["name"]: a for a in c.get("/api/v1/assignments").json()["assignments"]}
@@ -62,8 +63,8 @@ def test_upload_grade_and_read_back(course):
     with server.client(codes["instructor"]) as c:
         everyone = c.get("/api/v1/submissions").json()["submissions"]
         assert sid in [s["id"] for s in everyone]
-    assert _grades_csv(course)[("s001", A1)] == 54
-    assert _gradebook_score(course["data"], A1, "s001") == 54  # the nbgrader gradebook holds it
+    assert _grades_csv(course)[("s001", A1)] == MAX1
+    assert _gradebook_score(course["data"], A1, "s001") == MAX1  # the nbgrader gradebook holds it
 
 
 def _refused(c: httpx.Client, assignment: str, data: bytes, filename: str = "x.ipynb", **kw) -> httpx.Response:
@@ -126,7 +127,7 @@ def test_attempt_limit_per_rolling_24_hours(course):
         assert 86000 < int(r.headers["retry-after"]) <= 86400
         assert len(c.get("/api/v1/submissions", params={"assignment": A1}).json()["submissions"]) == 3
         done = wait_done(c, ids)
-    assert [done[i]["score"] for i in ids] == [0, 0, 54]
+    assert [done[i]["score"] for i in ids] == [0, 0, MAX1]
 
 
 def test_best_attempt_counts_and_the_gradebook_holds_it(course):
@@ -136,8 +137,8 @@ def test_best_attempt_counts_and_the_gradebook_holds_it(course):
         wait_done(c, [good])
         worse = submit(c, A1, UNTOUCHED[A1]).json()["id"]
         assert wait_done(c, [worse])[worse]["score"] == 0
-    assert _grades_csv(course)[("s004", A1)] == 54
-    assert _gradebook_score(course["data"], A1, "s004") == 54
+    assert _grades_csv(course)[("s004", A1)] == MAX1
+    assert _gradebook_score(course["data"], A1, "s004") == MAX1
 
 
 def test_late_work_with_penalty_and_last_attempt_counts(course):
@@ -145,9 +146,9 @@ def test_late_work_with_penalty_and_last_attempt_counts(course):
     with server.client(codes["s003"]) as c:
         first = submit(c, A2, SOLUTION[A2]).json()["id"]
         doc = wait_done(c, [first])[first]
-        assert (doc["late"], doc["raw_score"], doc["score"], doc["penalty"]) == (True, 69, 34.5, 0.5)
-        assert _grades_csv(course)[("s003", A2)] == 34.5
-        assert _gradebook_score(course["data"], A2, "s003") == 34.5
+        assert (doc["late"], doc["raw_score"], doc["score"], doc["penalty"]) == (True, MAX2, MAX2 * 0.5, 0.5)
+        assert _grades_csv(course)[("s003", A2)] == MAX2 * 0.5
+        assert _gradebook_score(course["data"], A2, "s003") == MAX2 * 0.5
         page = c.get(doc["feedback_url"]).text
         assert "迟交：得分按 0.5 倍计入" in page
         assert "未通过的用例" not in page and "通过的用例" not in page  # policy "score": scores only
@@ -165,7 +166,7 @@ def test_feedback_cases_before_the_deadline(course):
     with server.client(codes["s008"]) as c, server.client(codes["instructor"]) as teacher:
         sid = submit(c, A1, wrong).json()["id"]
         doc = wait_done(c, [sid])
-        assert 0 < doc[sid]["score"] < 54
+        assert 0 < doc[sid]["score"] < MAX1
         student_page = c.get(doc[sid]["feedback_url"]).text
         assert "未通过的用例" in student_page and "<th>输入</th>" not in student_page  # cases: no inputs
         assert "本次反馈只显示" in student_page
@@ -216,7 +217,7 @@ def test_hostile_values_are_escaped_in_feedback(course):
         r = submit(c, A1, notebook_bytes(evil), "<img src=x onerror=alert(3)>.ipynb")
         assert r.status_code == 202, r.text
         doc = wait_done(c, [r.json()["id"]])[r.json()["id"]]
-        assert doc["filename"] == "<img src=x onerror=alert(3)>.ipynb" and doc["score"] < 54
+        assert doc["filename"] == "<img src=x onerror=alert(3)>.ipynb" and doc["score"] < MAX1
         page = teacher.get(doc["feedback_url"]).text  # full feedback: the message is shown
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<script" not in page and "<img" not in page

@@ -27,6 +27,7 @@ from .server import REPO, UPGRADED, Server, Tosser, make_course, notebook_bytes,
 pytestmark = pytest.mark.slow
 
 A1, A2, A3 = "ps1_threshold_metrics", "ps2_roc_auc", "ps3_pr_ap"
+MAX1, MAX2 = make_corpus.A[A1].max_score(), make_corpus.A[A2].max_score()
 FAR = "2099-01-01T00:00:00+08:00"
 PAST = "2020-01-01T00:00:00+08:00"
 STUDENTS = [f"s{i:03d}" for i in range(1, 11)]
@@ -208,7 +209,7 @@ def test_student_submits_and_sees_feedback_without_reloading(site, browser, widt
     assert seen in ("queued", "grading", "graded")
     wait_graded(tab)
     first = latest_attempt(tab)
-    assert "54 / 54" in first.inner_text() and "计入成绩" in first.inner_text()
+    assert f"{MAX1} / {MAX1}" in first.inner_text() and "计入成绩" in first.inner_text()
     assert "全部用例通过" in first.locator(".fb-summary").inner_text()
     # the "received, queued" message went when the attempt was graded
     page.wait_for_function("() => !document.getElementById('upload-message').textContent.includes('排队')", timeout=5000)
@@ -222,8 +223,8 @@ def test_student_submits_and_sees_feedback_without_reloading(site, browser, widt
     second = latest_attempt(tab)
     summary = second.locator(".feedback > :first-child")  # a summary first: the score and what to fix
     assert "fb-summary" in summary.get_attribute("class")
-    passed = re.search(r"得分 (\d+) / 54：(\d+) / (\d+) 个用例通过", summary.inner_text())
-    assert passed and int(passed.group(1)) < 54 and int(passed.group(2)) < int(passed.group(3))
+    passed = re.search(rf"得分 ([\d.]+) / {MAX1}：(\d+) / (\d+) 个用例通过", summary.inner_text())
+    assert passed and float(passed.group(1)) < MAX1 and int(passed.group(2)) < int(passed.group(3))
     assert "要改的地方" in summary.inner_text() and "binary_metrics" in summary.inner_text()
     folds = second.locator("details.fb-function")  # the failed cases, folded by function
     assert folds.count() >= 1 and not any(d.evaluate("d => d.open") for d in folds.all())
@@ -263,7 +264,7 @@ def test_student_submits_and_sees_feedback_without_reloading(site, browser, widt
     oldest.locator("summary").first.click()
     oldest.locator("a", has_text="单独页面").click()
     page.wait_for_load_state("load")
-    assert "第 1 次提交" in page.locator("h1").inner_text() and "54 / 54" in page.locator("#live").inner_text()
+    assert "第 1 次提交" in page.locator("h1").inner_text() and f"{MAX1} / {MAX1}" in page.locator("#live").inner_text()
     tab.shot("submission")
     for url in (f"/submissions/{site['theirs']}", f"/submissions/{site['theirs']}/live", "/submissions/" + "A" * 22):
         tab.expect_error(404, url.rsplit("/", 1)[-1])
@@ -335,7 +336,7 @@ def test_instructor_dashboard_regrade_extend_and_grades(site, browser, width, st
     page.click(f"#students a[href$='instructor/students/{students[0]}']")
     page.wait_for_load_state("load")
     section = page.locator(f"#section-{A2}")
-    assert "69 / 69" in section.inner_text() and "全部用例通过" in section.locator(".fb-summary").first.inner_text()
+    assert f"{MAX2} / {MAX2}" in section.inner_text() and "全部用例通过" in section.locator(".fb-summary").first.inner_text()
     section.locator("button", has_text="重新评分这次提交").first.click()
     page.wait_for_load_state("load")
     assert "已放回队列" in page.locator(".notice").inner_text()
@@ -375,7 +376,7 @@ def test_instructor_dashboard_regrade_extend_and_grades(site, browser, width, st
         page.click("a[href$='api/v1/grades.csv']")
     rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
     mine = {(r["student_id"], r["assignment"]): r for r in rows}
-    assert float(mine[(students[0], A2)]["score"]) == 69 and float(mine[(students[1], A2)]["score"]) == 0
+    assert float(mine[(students[0], A2)]["score"]) == MAX2 and float(mine[(students[1], A2)]["score"]) == 0
     assert mine[(students[0], A3)]["score"] and mine[(students[0], A2)]["student_name"] == f"学生 {students[0]}"
     assert DATETIME.match(mine[(students[0], A2)]["submitted_at"]) and mine[(students[0], A2)]["time_zone"] == COURSE_ZONE
     assert len(rows) == len(STUDENTS) * 3 and mine[("s010", A3)]["score"] == ""  # s010 never submits A3
@@ -535,9 +536,9 @@ def test_counts_last_warns_before_the_upload_and_on_the_lower_result(site, brows
     wait_graded(tab)
 
     def before_the_next_upload() -> None:  # what it would replace
-        assert "69 / 69" in latest_attempt(tab).inner_text() and page.locator(".last-counts").count() == 0, tab.width
+        assert f"{MAX2} / {MAX2}" in latest_attempt(tab).inner_text() and page.locator(".last-counts").count() == 0, tab.width
         warning = page.locator("#counts-warning").inner_text()
-        assert "69 分" in warning and "取代" in warning, (tab.width, warning)
+        assert f"{MAX2} 分" in warning and "取代" in warning, (tab.width, warning)
 
     at_both_widths(tab, before_the_next_upload)
     pick(tab, "roc_auc.ipynb", UNTOUCHED2)
@@ -546,8 +547,8 @@ def test_counts_last_warns_before_the_upload_and_on_the_lower_result(site, brows
 
     def after_the_lower_result() -> None:
         note = latest_attempt(tab).locator(".last-counts").inner_text()
-        assert "低于第 1 次提交的 69 分" in note and "计入成绩的是这次的 0 分" in note, (tab.width, note)
-        assert "0 / 69" in page.locator(".summary-line").inner_text(), tab.width
+        assert f"低于第 1 次提交的 {MAX2} 分" in note and "计入成绩的是这次的 0 分" in note, (tab.width, note)
+        assert f"0 / {MAX2}" in page.locator(".summary-line").inner_text(), tab.width
         tab.shot("assignment-counts-last")
 
     at_both_widths(tab, after_the_lower_result)

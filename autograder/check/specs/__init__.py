@@ -13,9 +13,10 @@ student's own test function against a planted implementation.
 
 from __future__ import annotations
 
-from .case import Assignment, Case, prop, ref, render_cell_listing
+from .case import FIELD_LABELS, Assignment, Case, cell_group, listing_line, prop, ref, render_cell_listing
 
-__all__ = ["Case", "Assignment", "get_assignment", "all_assignments", "ref", "prop", "render_cell_listing"]
+__all__ = ["Case", "Assignment", "get_assignment", "all_assignments", "ref", "prop", "render_cell_listing", "listing_line",
+           "cell_group", "FIELD_LABELS"]
 
 
 def _registry() -> dict[str, Assignment]:

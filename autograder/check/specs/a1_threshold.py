@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...reference import BinaryMetrics
 from .case import Assignment, ref
 from ._data import labels_scores
 
@@ -13,9 +14,14 @@ Y = [1, 0, 1, 0, 1, 0]
 S = [0.9, 0.8, 0.7, 0.4, 0.3, 0.1]
 
 cases = [
-    # visible tests (the same inputs as the notebook's visible test cell)
-    ref("visible.counts", "a1_visible", 1, CC, "课堂例子的混淆矩阵计数", [1, 1, 0, 0, 1], [1, 0, 1, 0, 1]),
-    ref("visible.metrics", "a1_visible", 1, BM, "课堂例子在阈值 0.5 的全部指标", [1, 1, 0, 0, 1], [0.9, 0.4, 0.6, 0.2, 0.7], 0.5),
+    # visible tests (the same inputs as the notebook's visible test cell): FP != FN and every metric a different
+    # number, so that swapping two counts or two formulas (precision/recall, FPR/FDR, F1 as a mean) shows
+    ref("visible.counts", "a1_visible", 1, CC, "混淆矩阵的四个计数（FP 与 FN 不同）", [1, 1, 0, 0, 1, 0], [1, 0, 1, 1, 1, 0]),
+    ref("visible.metrics", "a1_visible", 1, BM, "十个样本在阈值 0.5 的全部指标（精确率与召回率不同）",
+        [1, 0, 1, 1, 0, 0, 1, 0, 1, 0], [0.95, 0.85, 0.8, 0.65, 0.45, 0.4, 0.35, 0.3, 0.2, 0.1], 0.5),
+    ref("visible.threshold_tie", "a1_visible", 1, BM, "得分恰好等于阈值的样本判为正类", [1, 0, 1, 0], [0.6, 0.5, 0.5, 0.2], 0.5),
+    ref("visible.zero_division", "a1_visible", 1, BM, "没有样本被判为正类：zero_division=\"nan\" 时精确率为 NaN",
+        [1, 0, 0], [0.3, 0.2, 0.1], 0.5, zero_division="nan"),
     # edge cases of 综合练习 7
     ref("edge.all_negative_labels", "a1_hidden_edge", 1, BM, "全部真实标签为负类（Recall 分母为 0）", [0, 0, 0], [0.2, 0.6, 0.9], 0.5),
     ref("edge.all_positive_labels", "a1_hidden_edge", 1, BM, "全部真实标签为正类（FPR 分母为 0）", [1, 1, 1], [0.2, 0.6, 0.9], 0.5),
@@ -80,4 +86,6 @@ ASSIGNMENT = Assignment(
     title="作业 1：固定阈值指标",
     functions=(CC, BM),
     cases=cases,
+    basic={CC: ("visible.counts", "edge.counts_all_same"), BM: ("visible.metrics", "random.seed4")},
+    by_field={BM: BinaryMetrics._fields},
 )

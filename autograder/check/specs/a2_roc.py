@@ -26,12 +26,17 @@ def _complement(values: list) -> str | None:
 
 
 y1, s1 = labels_scores(21, 80, 0.4, 1)
+TIES = ([1, 0, 0, 1, 0, 0, 1], [0.8, 0.8, 0.7, 0.5, 0.4, 0.2, 0.1])  # the top group is tied: a missing (0, 0) changes the area
 y2, s2 = labels_scores(22, 120, 0.15, None)
 
 cases = [
     ref("visible.roc_small", "a2_visible", 1, RC, "四个样本的 ROC 点（含两个端点）", [1, 0, 1, 0], [0.9, 0.8, 0.7, 0.1]),
     ref("visible.auc_small", "a2_visible", 1, AUC, "四个样本的梯形 AUC", [1, 0, 1, 0], [0.9, 0.8, 0.7, 0.1]),
     ref("visible.pairwise_small", "a2_visible", 1, PW, "四个样本的正负样本对 AUC", [1, 0, 1, 0], [0.9, 0.8, 0.7, 0.1]),
+    # ties between a positive and a negative: splitting a tie group, or counting a tied pair 0 or 1, shows
+    ref("visible.roc_ties", "a2_visible", 1, RC, "正负样本得分并列：并列组一步走完，只产生一个点", *TIES),
+    ref("visible.auc_ties", "a2_visible", 1, AUC, "正负样本得分并列时的梯形 AUC（并列组走斜线）", *TIES),
+    ref("visible.pairwise_ties", "a2_visible", 1, PW, "正负样本得分并列时的正负样本对 AUC（并列对计 1/2）", *TIES),
     ref("edge.roc_fawcett", "a2_hidden_edge", 1, RC, "Fawcett 十样本表的完整 ROC 点", FAWCETT_Y, FAWCETT_S),
     ref("edge.auc_fawcett", "a2_hidden_edge", 1, AUC, "Fawcett 十样本表的 AUC", FAWCETT_Y, FAWCETT_S),
     ref("edge.roc_perfect", "a2_hidden_edge", 1, RC, "完美排序的 ROC", [1, 1, 0, 0], [0.9, 0.8, 0.2, 0.1]),
@@ -71,4 +76,6 @@ ASSIGNMENT = Assignment(
     title="作业 2：ROC 曲线与 AUC",
     functions=(RC, AUC, PW),
     cases=cases,
+    basic={RC: ("visible.roc_small", "random.roc.seed34"), AUC: ("visible.auc_small", "random.auc.seed34"),
+           PW: ("visible.pairwise_small", "random.pairwise.seed34")},
 )

@@ -18,10 +18,14 @@ def _same(values: list) -> str | None:
 
 
 y1, s1 = labels_scores(41, 90, 0.3, 1)
+SMALL = ([1, 0, 0, 1, 1, 0], [0.6, 0.5, 0.4, 0.3, 0.2, 0.1])
 
 cases = [
-    ref("visible.pr_small", "a3_visible", 1, PR, "四个样本的 PR 点", [1, 0, 1, 0], [0.4, 0.3, 0.2, 0.1]),
-    ref("visible.ap_small", "a3_visible", 1, AP, "四个样本的 AP", [1, 0, 1, 0], [0.4, 0.3, 0.2, 0.1]),
+    # the precision dips and rises again, so that a trapezoid, an interpolated or an unweighted mean of the
+    # precisions gives another AP; the tie group holds two positives and a negative, so that splitting it shows
+    ref("visible.pr_small", "a3_visible", 1, PR, "六个样本的 PR 点", *SMALL),
+    ref("visible.ap_small", "a3_visible", 1, AP, "六个样本的 AP（精确率先降后升，不做插值）", *SMALL),
+    ref("visible.ap_ties", "a3_visible", 1, AP, "并列组中的正类共用该组整体进入后的精确率", [1, 1, 0, 1, 0, 0], [0.8, 0.5, 0.5, 0.5, 0.2, 0.1]),
     ref("edge.pr_fawcett", "a3_hidden_edge", 1, PR, "Fawcett 十样本表的 PR 点", FAWCETT_Y, FAWCETT_S),
     ref("edge.ap_fawcett", "a3_hidden_edge", 1, AP, "Fawcett 十样本表的 AP", FAWCETT_Y, FAWCETT_S),
     ref("edge.ap_perfect", "a3_hidden_edge", 1, AP, "完美排序 AP = 1", [1, 1, 0, 0], [0.9, 0.8, 0.2, 0.1]),
@@ -46,4 +50,5 @@ for seed, n, rate, dec in [(51, 100, 0.5, 1), (52, 400, 0.05, 1), (53, 250, 0.8,
     cases.append(ref(f"random.pr.seed{seed}", "a3_hidden_random", 1, PR, f"随机数据 PR 曲线（{desc}）", y, s))
     cases.append(ref(f"random.ap.seed{seed}", "a3_hidden_random", 2, AP, f"随机数据 AP（{desc}）", y, s))
 
-ASSIGNMENT = Assignment(name="ps3_pr_ap", notebook="pr_ap", title="作业 3：PR 曲线与平均精确率", functions=(PR, AP), cases=cases)
+ASSIGNMENT = Assignment(name="ps3_pr_ap", notebook="pr_ap", title="作业 3：PR 曲线与平均精确率", functions=(PR, AP), cases=cases,
+                        basic={PR: ("visible.pr_small", "random.pr.seed54"), AP: ("visible.ap_small", "random.ap.seed54")})

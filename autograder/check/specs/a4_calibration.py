@@ -13,8 +13,12 @@ P = [0.9, 0.8, 0.7, 0.1]
 
 cases = [
     ref("visible.brier", "a4_visible", 1, BS, "例 3.2 的 Brier 分数", Y, P),
-    ref("visible.baseline", "a4_visible", 1, BB, "正类占一半时的基线", Y),
+    ref("visible.baseline", "a4_visible", 1, BB, "正类占 2/5 时的基线", [1, 0, 0, 1, 0]),
     ref("visible.curve", "a4_visible", 1, CC, "四个样本、两个分箱的校准曲线", Y, P, n_bins=2),
+    ref("visible.curve_bins", "a4_visible", 1, CC, "概率落在内部边界上（进入左边的箱）、有一个空箱（不出现在结果中）",
+        [0, 0, 1, 1, 0, 1], [0.1, 0.25, 0.5, 0.5, 0.8, 0.9], n_bins=4),
+    ref("visible.ece", "a4_visible", 1, ECE, "两个箱的样本数不同：ECE 按每箱样本数加权", [1, 0, 1, 1, 0, 0], [0.9, 0.8, 0.7, 0.6, 0.3, 0.1],
+        n_bins=2),
     ref("edge.brier_perfect", "a4_hidden_edge", 1, BS, "完全正确且确定的概率：Brier = 0", [1, 0, 1], [1.0, 0.0, 1.0]),
     ref("edge.brier_worst", "a4_hidden_edge", 1, BS, "完全错误且确定的概率：Brier = 1", [1, 0], [0.0, 1.0]),
     ref("edge.brier_single_class", "a4_hidden_edge", 1, BS, "只有负类也可以计算 Brier", [0, 0, 0], [0.1, 0.2, 0.3]),
@@ -63,4 +67,6 @@ for seed, n, rate, dec in [(61, 100, 0.5, 2), (62, 400, 0.08, 1), (63, 300, 0.7,
                      n_bins=5, strategy="quantile"))
 
 ASSIGNMENT = Assignment(name="ps4_calibration", notebook="calibration", title="作业 4：Brier 分数与校准",
-                        functions=(BS, BB, CC, ECE), cases=cases)
+                        functions=(BS, BB, CC, ECE), cases=cases,
+                        basic={BS: ("visible.brier", "random.brier.seed63"), BB: ("visible.baseline", "edge.baseline_imbalanced"),
+                               CC: ("visible.curve", "random.curve.seed63"), ECE: ("edge.ece_default_bins", "random.ece.seed63")})
