@@ -6,6 +6,8 @@ tool's current key: one ``ltiResourceLink`` whose custom parameter ``assignment`
 later launch of the link opens it) and whose ``lineItem`` (label, ``scoreMaximum``, ``resourceId``) makes the
 platform create the gradebook column before the first submission.  The platform's ``data`` goes back exactly as
 it came, whatever its JSON type (the specification requires it unchanged; some platform libraries send an object).
+A request whose ``accept_types`` has no ``ltiResourceLink`` (a rich-text editor's placement takes links, HTML or
+images) is refused before the instructor chooses: the platform would refuse the response.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from .keys import TOKEN_LIFETIME, ToolKeys
 from .launch import DL, LTI, Launch, LaunchRefused
 
 RESPONSE = "LtiDeepLinkingResponse"
+ITEM_TYPE = "ltiResourceLink"  # the only content item the tool makes: an assignment, launched by its link
 MAX_DATA = 4000  # characters of the platform's ``data`` as JSON
 
 
@@ -30,6 +33,16 @@ def return_url(launch: Launch) -> str:
     if not isinstance(url, str) or not url.startswith(("https://", "http://")) or len(url) > 1000:
         raise LaunchRefused("深度链接请求没有合法的返回地址（deep_link_return_url）")
     return url
+
+
+def check_accepts(launch: Launch) -> None:
+    """LaunchRefused unless the request accepts an LTI resource link (its ``accept_types``, required by the
+    specification; a request without it is taken to accept one, as every platform's assignment placement does)."""
+    accepted = launch.deep_linking.get("accept_types")
+    if isinstance(accepted, list) and ITEM_TYPE not in accepted:
+        kinds = "、".join(str(t)[:40] for t in accepted[:8]) or "（无）"
+        raise LaunchRefused(f"课程平台在这个位置只接受这些内容：{kinds}，不接受作业链接（{ITEM_TYPE}），所以这里不能添加作业。"
+                            "请从课程平台添加作业或活动（外部工具）的地方打开本工具。")
 
 
 def check_data(launch: Launch) -> None:
@@ -54,5 +67,5 @@ def response_jwt(keys: ToolKeys, launch: Launch, items: list[dict[str, Any]], no
 
 def assignment_item(target_url: str, assignment: str, title: str, score_maximum: float) -> dict[str, Any]:
     """A resource link to ``assignment`` with its line item (label, scoreMaximum, resourceId)."""
-    return {"type": "ltiResourceLink", "title": title, "url": target_url, "custom": {"assignment": assignment},
+    return {"type": ITEM_TYPE, "title": title, "url": target_url, "custom": {"assignment": assignment},
             "lineItem": {"label": title, "scoreMaximum": score_maximum, "resourceId": assignment, "tag": "autograder"}}

@@ -336,6 +336,7 @@ def _deep_linking_page(request: Request, service: Service, verified: Launch, bro
     if verified.role != Role.INSTRUCTOR:
         raise LaunchRefused("只有课程的教师可以添加作业", 403)
     deeplink.return_url(verified)
+    deeplink.check_accepts(verified)
     deeplink.check_data(verified)
     ticket = tickets.hold(site_of(request).db, PendingKind.DEEP_LINK, verified, browser)
     items = [{"name": n, "title": service.titles.get(n, n), "max_score": max_score(n)} for n in service.policy.assignments]

@@ -7,13 +7,16 @@ import re
 
 import httpx
 import jwt
+import pytest
 import sqlalchemy as sa
 
 from autograder.service.database import ACCOUNTS
-from autograder.service.lti import bindings, nrps
+from autograder.service.lti import bindings, deeplink, nrps, registry
 from autograder.service.lti.ags import Tokens
 from autograder.service.lti.keys import ToolKeys
+from autograder.service.lti.launch import Launch, LaunchRefused
 from autograder.service.lti.tables import CONTEXTS, MEMBERSHIPS
+from autograder.service.roles import Role
 from autograder.service.roster import Student, import_students
 
 from .conftest import ASSIGNMENT, launch, visible_text
@@ -76,6 +79,20 @@ def test_a_student_cannot_deep_link(tool, platform):
     assert page.status_code == 403 and "只有课程的教师可以添加作业" in visible_text(page)
     with tool.db.read() as con:
         assert con.execute(sa.select(sa.func.count()).select_from(ACCOUNTS)).scalar() == 0
+
+
+@pytest.mark.parametrize(("accepted", "refused"), [(["link", "html"], True), (["link", "ltiResourceLink"], False), (None, False)])
+def test_a_request_that_accepts_no_resource_link_is_refused(accepted, refused):
+    """A placement that takes only links or HTML (a rich-text editor's) would refuse the tool's one kind of item."""
+    settings = {"deep_link_return_url": "https://lms.example/return"} | ({"accept_types": accepted} if accepted else {})
+    request = Launch(platform=registry.Platform(1, "LMS", "https://lms.example", "c1", "", "", "", ("d1",)),
+                     claims={DL + "deep_linking_settings": settings}, message_type="LtiDeepLinkingRequest",
+                     deployment_id="d1", sub="t1", role=Role.INSTRUCTOR)
+    if refused:
+        with pytest.raises(LaunchRefused, match=r"只接受这些内容：link、html，不接受作业链接（ltiResourceLink）"):
+            deeplink.check_accepts(request)
+    else:
+        deeplink.check_accepts(request)
 
 
 def member(sub: str, name: str, roles: list[str], status: str = "Active", sourcedid: str = "") -> dict:
