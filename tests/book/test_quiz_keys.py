@@ -10,6 +10,7 @@ import hashlib
 import json
 import re
 from fractions import Fraction
+from itertools import combinations
 from statistics import NormalDist
 from pathlib import Path
 
@@ -285,6 +286,13 @@ def test_quiz_13_average_precision_with_a_tie_group():
     assert float(option_values(13)[1][0]) == round(positive_first, 3)
     assert float(option_values(13)[2][0]) == round(ref.roc_auc(y, s), 3)
     assert float(option_values(13)[3][0]) == round(float(np.mean(y)), 3)
+    # D's explanation: the expected AP of a random ranking of these 5 samples (3 positive), by exhausting the
+    # 10 placements of the positives in a strict ranking -- not the share of positives (issue 41)
+    ranking = np.arange(len(y), 0, -1)
+    placements = [[int(i in places) for i in range(len(y))] for places in combinations(range(len(y)), sum(y))]
+    expected = float(np.mean([ref.average_precision(p, ranking) for p in placements]))
+    assert len(placements) == 10 and f"${expected:.3f}$" in QUIZZES[13]["options"][3]["explanation"]
+    assert expected > float(np.mean(y)) + 0.1
 
 
 def test_quiz_14_auc_of_two_halves_is_not_the_auc():
