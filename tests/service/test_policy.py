@@ -276,7 +276,8 @@ def test_refusals_past_the_address_budget_take_as_long_as_a_check(site):
             with pytest.raises(TooMany):
                 site.service.accounts.sign_in(code, "10.0.0.2")
             times[kind].append(time.perf_counter() - t0)
-    unknown, known = min(times["unknown"]), min(times["known"])
+    # medians: on a loaded machine one argon2 check can run much faster or slower than the pause's moving average
+    unknown, known = sorted(times["unknown"])[1], sorted(times["known"])[1]
     assert unknown > 0.3 * known and known > 0.3 * unknown, times
 
 
