@@ -147,6 +147,36 @@ def test_the_outbound_http_exception_is_narrow():
     assert all({"starlette", "jinja2", "uvicorn"} <= _forbidden(p) for p in OUTBOUND_HTTP)
 
 
+LTI = SERVICE / "lti"
+#: Inside the service, the layers point one way: core <- lti <- web (the core owns every table and the grade outbox;
+#: the LTI layer speaks the protocol to the platforms; the web layer serves HTTP).
+SERVICE_LAYERS = {"core": {"core"}, "lti": {"core", "lti"}, "web": {"core", "lti", "web"}}
+
+
+def _service_layer(module: str) -> str | None:
+    if not (module == "autograder.service" or module.startswith("autograder.service.")):
+        return None
+    for name, folder in (("web", WEB), ("lti", LTI)):
+        prefix = _module_name(folder / "__init__.py")
+        if module == prefix or module.startswith(prefix + "."):
+            return name
+    return "core"
+
+
+@pytest.mark.parametrize("path", sorted(SERVICE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_service_layers_point_one_way(path):
+    layer = _service_layer(_module_name(path))
+    wrong = sorted(m for m in _imports(path) if (other := _service_layer(m)) is not None and other not in SERVICE_LAYERS[layer])
+    assert not wrong, f"{path.relative_to(PACKAGE)} ({layer}) imports {wrong}: allowed {sorted(SERVICE_LAYERS[layer])}"
+
+
+def test_the_service_layer_rule_sees_a_wrong_import():
+    assert _service_layer("autograder.service.counting") == "core"
+    assert _service_layer("autograder.service.lti.passback") == "lti"
+    assert _service_layer("autograder.service.web.app") == "web"
+    assert "lti" not in SERVICE_LAYERS["core"] and "web" not in SERVICE_LAYERS["lti"]
+
+
 def test_the_web_layer_exists_where_the_rule_above_expects_it():
     """The core rule is not vacuous: the web modules are where it looks, and they do use the frameworks."""
     assert (WEB / "app.py").is_file() and len(CORE_FILES) > 10

@@ -16,7 +16,7 @@ Two steps, in this order:
 
 * **the choice** (:func:`choose_in`) runs inside the transaction that records a result
   (:meth:`.queue.Queue.graded`): the submission becomes ``graded`` together with the pair's counting row and
-  its grade passback row (:func:`.lti.passback.enqueue`), so no reader ever sees a graded attempt next to the
+  its grade passback row (:func:`.outbox.enqueue`), so no reader ever sees a graded attempt next to the
   previous counting score (``grades.csv``, the pages and the API read only these tables);
 * **the gradebook copy** (:func:`write_gradebook`) follows, outside that transaction (nbgrader writes through its
   own connection): under a lock per student and assignment it writes the counting attempt into the gradebook
@@ -41,7 +41,7 @@ from ..store import report
 from .database import COUNTING as C
 from .database import SUBMISSIONS as S
 from .database import Database
-from .lti import passback as lti_passback
+from . import outbox
 
 
 #: The statuses of an attempt put back into the queue by a regrade, which keeps its previous result meanwhile.
@@ -105,7 +105,7 @@ def lock_pair(db: Database, con: sa.Connection, student: str, assignment: str) -
 
 def choose_in(con: sa.Connection, student: str, assignment: str, counts: str, now: float | None = None):
     """Choose the counting attempt of (student, assignment) inside the caller's write transaction (which holds
-    :func:`lock_pair`): ``service_counting`` and the grade passback (:func:`.lti.passback.enqueue`) follow the
+    :func:`lock_pair`): ``service_counting`` and the grade passback (:func:`.outbox.enqueue`) follow the
     graded attempts as this transaction sees them; the chosen row (``id``, ``score``, ``penalty``, ...) or None
     when the pair has no graded attempt (a counting attempt being graded again keeps counting).
 
@@ -129,7 +129,7 @@ def choose_in(con: sa.Connection, student: str, assignment: str, counts: str, no
                                         updated_at=now or time.time()))
         con.execute(sa.update(S).where(S.c.id == chosen.id).values(settled=False))
     # LTI: the passback row, in the same transaction as the choice (a no-op when the line already holds this score)
-    lti_passback.enqueue(con, student, assignment, chosen.id, effective_score(chosen.score, chosen.penalty),
+    outbox.enqueue(con, student, assignment, chosen.id, effective_score(chosen.score, chosen.penalty),
                          chosen.max_score, now)
     return chosen
 

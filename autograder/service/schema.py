@@ -23,7 +23,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from .database import META, SITE_META, Database
-from .lti import tables as lti
+from . import lms_tables as lti
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 VERSION_TABLE = "autograder_schema_version"

@@ -22,7 +22,7 @@ from autograder.service import courses, sessions
 from autograder.service.accounts import Accounts
 from autograder.service.database import Database
 from autograder.service.lti import bindings
-from autograder.service.lti.tables import LINKS, MEMBERSHIPS, USERS
+from autograder.service.lms_tables import LINKS, MEMBERSHIPS, USERS
 from autograder.service.policy import parse_policy
 from autograder.service.roster import reset_code
 from autograder.service.schema import VERSION_TABLE, head, prepare

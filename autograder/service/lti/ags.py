@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from ..database import Database
 from .keys import TOKEN_LIFETIME, ToolKeys
 from .registry import Platform
-from .tables import LINEITEMS, LINKS
+from ..lms_tables import LINEITEMS, LINKS
 
 SCOPE_LINEITEM = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
 SCOPE_SCORE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"

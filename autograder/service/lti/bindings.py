@@ -28,7 +28,7 @@ import sqlalchemy as sa
 
 from ..database import Database
 from ..errors import Forbidden, NotFound
-from .tables import BINDINGS
+from ..lms_tables import BINDINGS
 
 
 class BindingStatus(str, Enum):

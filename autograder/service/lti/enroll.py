@@ -30,17 +30,16 @@ from typing import Any, Collection
 
 import sqlalchemy as sa
 
-from .. import codes
+from .. import codes, outbox
 from ..codes import Account
 from ..counting import counting_rows, effective_score
 from ..database import ACCOUNTS, Database
 from ..errors import Forbidden
+from ..lms_tables import CONTEXTS, LINEITEMS, LINKS, MEMBERSHIPS, USERS
 from ..roles import Role
 from ..roster import STUDENT_ID
-from . import passback
 from .bindings import Binding
 from .launch import Launch
-from .tables import CONTEXTS, LINEITEMS, LINKS, MEMBERSHIPS, USERS
 
 
 @dataclass(frozen=True)
@@ -173,7 +172,7 @@ def _record(con: sa.Connection, launch: Launch, account: Account, assignment: st
     _record_context(con, launch, assignment, now)
     if account.role == Role.STUDENT.value and (member is None or member.first_launch is None or not member.active):
         for r in counting_rows(con, student=account.login):
-            passback.enqueue(con, account.login, r.assignment, r.id, effective_score(r.score, r.penalty), r.max_score, now)
+            outbox.enqueue(con, account.login, r.assignment, r.id, effective_score(r.score, r.penalty), r.max_score, now)
 
 
 def _record_context(con: sa.Connection, launch: Launch, assignment: str | None, now: float) -> None:

@@ -38,7 +38,7 @@ from ..errors import ServiceError
 from ..roles import Role
 from . import registry
 from .registry import Platform, PlatformKeys
-from .tables import NONCES, STATES
+from ..lms_tables import NONCES, STATES
 
 STATE_SECONDS = 600
 LEEWAY = 60  # seconds of clock skew allowed between the LMS and this service

@@ -23,7 +23,7 @@ from . import enroll, registry
 from .ags import SCOPE_NRPS, AgsError, Tokens, _call
 from .bindings import Binding
 from .launch import Launch, context_role
-from .tables import CONTEXTS, MEMBERSHIPS, USERS
+from ..lms_tables import CONTEXTS, MEMBERSHIPS, USERS
 
 MEMBERSHIP_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
 MAX_PAGES = 1000

@@ -17,7 +17,7 @@ import jwt
 import sqlalchemy as sa
 
 from ..database import Database
-from .tables import DEPLOYMENTS, PLATFORMS
+from ..lms_tables import DEPLOYMENTS, PLATFORMS
 
 JWKS_TTL = 3600.0
 REFRESH_GAP = 10.0

@@ -10,7 +10,7 @@ from ..database import Database
 from ..roles import Role
 from . import bindings, nrps, registry
 from .bindings import Binding
-from .tables import CONTEXTS, MEMBERSHIPS, PASSBACK
+from ..lms_tables import CONTEXTS, MEMBERSHIPS, PASSBACK
 
 SHOWN = 200  # rows of pending and failed passbacks listed at most
 

@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from ..database import Database
 from . import registry
 from .launch import Launch, LaunchRefused, browser_hash, launch_of
-from .tables import HANDOFFS, PENDING
+from ..lms_tables import HANDOFFS, PENDING
 
 HANDOFF_SECONDS = 120
 HOLD_SECONDS = 3600

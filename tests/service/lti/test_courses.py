@@ -27,7 +27,7 @@ from autograder.service.database import ACCOUNTS, ADMINS, SUBMISSIONS
 from autograder.service.lti import bindings, nrps, passback, registry
 from autograder.service.lti.ags import Tokens
 from autograder.service.lti.keys import ToolKeys
-from autograder.service.lti.tables import LINEITEMS, MEMBERSHIPS, USERS
+from autograder.service.lms_tables import LINEITEMS, MEMBERSHIPS, USERS
 from autograder.service.roles import ADMIN
 from autograder.service.roster import Student, import_students, staff_code
 
@@ -407,7 +407,7 @@ def test_deep_linking_returns_the_data_claim_unchanged(site, lms, data):
     claims = jwt.decode(token, options={"verify_signature": False})
     assert claims["https://purl.imsglobal.org/spec/lti-dl/claim/data"] == data
     with site.site.courses["bin"].db.read() as con:  # the chosen assignment is linked in that LMS course now
-        from autograder.service.lti.tables import LINKS
+        from autograder.service.lms_tables import LINKS
 
         assert con.execute(sa.select(LINKS.c.assignment).where(LINKS.c.context_id == "course-1")).scalars().all() == [A2]
 

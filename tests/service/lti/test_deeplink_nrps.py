@@ -15,7 +15,7 @@ from autograder.service.lti import bindings, deeplink, nrps, registry
 from autograder.service.lti.ags import Tokens
 from autograder.service.lti.keys import ToolKeys
 from autograder.service.lti.launch import Launch, LaunchRefused
-from autograder.service.lti.tables import CONTEXTS, MEMBERSHIPS
+from autograder.service.lms_tables import CONTEXTS, MEMBERSHIPS
 from autograder.service.roles import Role
 from autograder.service.roster import Student, import_students
 
@@ -163,7 +163,7 @@ def test_instructor_page_lists_passbacks_and_syncs_the_roster(tool, platform):
 
 def test_instructor_page_shows_failed_passbacks_and_retries_them(tool, platform):
     from autograder.service.lti import passback
-    from autograder.service.lti.tables import PASSBACK
+    from autograder.service.lms_tables import PASSBACK
 
     from .test_passback import enrolled, grade, worker
 

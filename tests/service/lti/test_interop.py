@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from autograder.service.lti import bindings, nrps, passback, registry
 from autograder.service.lti.ags import SCORE_TYPE, Tokens
 from autograder.service.lti.keys import ToolKeys
-from autograder.service.lti.tables import MEMBERSHIPS, USERS
+from autograder.service.lms_tables import MEMBERSHIPS, USERS
 from autograder.service.web.app import make_app
 from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, User, free_port
 

@@ -16,7 +16,7 @@ from autograder.service import sessions
 from autograder.service.database import ACCOUNTS
 from autograder.service.lti import launch as lti_launch
 from autograder.service.lti import bindings, registry
-from autograder.service.lti.tables import NONCES, USERS
+from autograder.service.lms_tables import NONCES, USERS
 from autograder.service.roster import import_students, Student
 
 from .conftest import ASSIGNMENT, COURSE, TOOL, auth_state, authorize, launch, login, people, visible_text

@@ -19,7 +19,7 @@ from autograder.service import counting
 from autograder.service.database import SUBMISSIONS
 from autograder.service.lti import passback
 from autograder.service.lti.keys import ToolKeys
-from autograder.service.lti.tables import LINEITEMS, PASSBACK
+from autograder.service.lms_tables import LINEITEMS, PASSBACK
 
 from .conftest import ASSIGNMENT, TOOL, launch, people
 from .test_launch import follow_to_page
@@ -45,7 +45,7 @@ class Clock:
 
 def login_of(tool, sub: str) -> str:
     from autograder.service.database import ACCOUNTS
-    from autograder.service.lti.tables import USERS
+    from autograder.service.lms_tables import USERS
 
     with tool.db.read() as con:
         return con.execute(sa.select(ACCOUNTS.c.login).join(USERS, USERS.c.account_id == ACCOUNTS.c.id).where(USERS.c.sub == sub)).scalar()
@@ -290,7 +290,7 @@ def test_a_student_graded_before_their_first_launch_is_passed_back(tool, platfor
 def test_a_platform_with_its_own_token_audience(tool, platform):
     """Brightspace wants the client assertion's aud to be its "OAuth2 Audience", not the token URL."""
     from autograder.service.lti import registry
-    from autograder.service.lti.tables import PLATFORMS
+    from autograder.service.lms_tables import PLATFORMS
 
     platform.audience = "https://api.brightspace.example/auth/token"
     with tool.db.write() as con:

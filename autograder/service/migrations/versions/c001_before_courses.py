@@ -16,7 +16,7 @@ depends_on = None
 def upgrade() -> None:
     """A database of any earlier version gets the tables it lacks; older versions' leftovers go."""
     from autograder.service.database import META
-    from autograder.service.lti import tables as lti
+    from autograder.service import lms_tables as lti
 
     con = op.get_bind()
     # tables unchanged since: created where missing (a database from before they existed)

@@ -21,7 +21,7 @@ OLD_COLUMNS = ("context_id", "first_launch", "last_launch", "active")
 
 
 def upgrade() -> None:
-    from autograder.service.lti import tables as lti
+    from autograder.service import lms_tables as lti
 
     con = op.get_bind()
     lti.MEMBERSHIPS.create(con, checkfirst=True)

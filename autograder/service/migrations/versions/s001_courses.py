@@ -27,7 +27,7 @@ UPGRADED_TITLE = "评价二分类模型"
 
 def upgrade() -> None:
     from autograder.service.database import SITE_META
-    from autograder.service.lti import tables as lti
+    from autograder.service import lms_tables as lti
 
     con = op.get_bind()
     had = set(sa.inspect(con).get_table_names())
