@@ -27,7 +27,7 @@ from autograder.service.database import ACCOUNTS, ADMINS, SUBMISSIONS
 from autograder.service.lti import bindings, nrps, passback, registry
 from autograder.service.lti.ags import Tokens
 from autograder.service.lti.keys import ToolKeys
-from autograder.service.lti.tables import LINEITEMS, MEMBERSHIPS, USERS
+from autograder.service.lti.tables import LINEITEMS, MEMBERSHIPS, PASSBACK, USERS
 from autograder.service.roles import ADMIN
 from autograder.service.roster import Student, import_students, staff_code
 
@@ -375,7 +375,8 @@ def test_scores_go_to_every_bound_course_where_linked_and_no_column_is_made_else
     bob = site.client.get("/c/bin/api/v1/session").json()["login"]
     grade(bin_service, bob, A2, 6.9)
     grade(bin_service, bob, ASSIGNMENT, 5.4)
-    worker = passback.Passback(bin_service.db, site.site.db, ToolKeys(site.data), "t", feedback_url=lambda sid: None)
+    worker = passback.Passback(bin_service.db, site.site.db, ToolKeys(site.data), "t", course_id="bin",
+                               feedback_url=lambda sid: None)
     assert worker.run_once() == 3
     got = {(s["context"], s["scoreGiven"]) for s in lms.scores}
     assert got == {("course-1", 6.9), ("section-2", 6.9), ("course-1", 5.4)}
@@ -415,3 +416,48 @@ def test_deep_linking_returns_the_data_claim_unchanged(site, lms, data):
 def test_a_teaching_assistant_cannot_deep_link(site, lms):
     page = launch_in(site, lms, "tina", "course-1", kind="LtiDeepLinkingRequest")
     assert page.status_code == 403 and "只有课程的教师可以添加作业" in visible_text(page)
+
+
+# ---- the red team of the courses (2026-12): passback goes only to LMS courses bound to the course now
+
+
+def test_grades_stop_going_to_an_lms_course_once_it_is_bound_to_another_course(site, lms):
+    """An administrator moves ``course-1`` from ``bin`` to ``lab`` (or unbinds it): bin's later scores must not land
+    in that LMS course's gradebook (lab's now), nor anywhere once it is unbound."""
+    bin_service = site.site.courses["bin"]
+    signed_in(site, launch_in(site, lms, "bob", "course-1"))  # ps1 linked in course-1
+    bob = site.client.get("/c/bin/api/v1/session").json()["login"]
+    worker = passback.Passback(bin_service.db, site.site.db, ToolKeys(site.data), "t", course_id="bin")
+    grade(bin_service, bob, ASSIGNMENT, 5.4)
+    assert worker.run_once() == 1 and [s["scoreGiven"] for s in lms.scores] == [5.4]
+    bindings.bind(site.site.db, lms.registered_id, lms.deployment_id, "course-1", "lab", by="管理员")
+    grade(bin_service, bob, ASSIGNMENT, 7.0)
+    worker.run_once()
+    bindings.unbind(site.site.db, (lms.registered_id, lms.deployment_id, "course-1"))
+    grade(bin_service, bob, ASSIGNMENT, 9.0)
+    worker.run_once()
+    assert [s["scoreGiven"] for s in lms.scores] == [5.4]  # nothing after the move
+    with bin_service.db.read() as con:
+        row = con.execute(sa.select(PASSBACK.c.status, PASSBACK.c.error)).one()
+    assert row.status == "failed" and "不再绑定" in row.error  # listed on the course's LMS page, with why
+
+
+def test_a_score_queued_before_the_student_left_the_lms_course_is_not_posted_there(site, lms):
+    """A score waits for a platform that is down; meanwhile the roster sync finds the student gone from that LMS
+    course (moved to another section): the waiting score is not posted there once the platform is back."""
+    bin_service = site.site.courses["bin"]
+    signed_in(site, launch_in(site, lms, "bob", "course-1"))
+    bob = site.client.get("/c/bin/api/v1/session").json()["login"]
+    worker = passback.Passback(bin_service.db, site.site.db, ToolKeys(site.data), "t", course_id="bin")
+    lms.mode = "down"
+    grade(bin_service, bob, ASSIGNMENT, 5.4)
+    assert worker.run_once() == 0
+    lms.mode = "up"
+    lms.members["course-1"] = [m for m in lms.enrolled_members("course-1") if m["user_id"] != lms.users["bob"].sub]
+    with httpx.Client(timeout=10) as http:
+        found = bindings.find(site.site.db, lms.registered_id, lms.deployment_id, "course-1")
+        assert nrps.sync(bin_service.db, site.site.db, Tokens(ToolKeys(site.data), http), http, found).departed == 1
+    with bin_service.db.write() as con:  # the retry is due now
+        con.execute(sa.update(PASSBACK).values(next_at=0.0))
+    worker.run_once()
+    assert lms.scores == []
