@@ -15,6 +15,7 @@ on loopback with per-course roles.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 
@@ -31,6 +32,7 @@ from autograder.service.lti.tables import LINEITEMS, MEMBERSHIPS, PASSBACK, USER
 from autograder.service.roles import ADMIN
 from autograder.service.roster import Student, import_students, staff_code
 
+from ..inprocess import solution_bytes
 from .conftest import ASSIGNMENT, TOOL, auth_state, authorize, make_site, people, visible_text
 from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, TEACHING_ASSISTANT, FakePlatform, User
 
@@ -461,3 +463,46 @@ def test_a_score_queued_before_the_student_left_the_lms_course_is_not_posted_the
         con.execute(sa.update(PASSBACK).values(next_at=0.0))
     worker.run_once()
     assert lms.scores == []
+
+
+# ---- one course's upload slots are not another's
+
+
+def test_an_account_of_one_course_holds_no_upload_slot_of_the_same_account_id_in_another(site):
+    """Accounts of two courses share ids (each counts from 1): the first student of ``lab`` holding their two
+    upload slots (bodies that do not arrive) must leave the first student of ``bin`` free to upload."""
+    bin_db, lab_db = site.site.courses["bin"].db, site.site.courses["lab"].db
+    ((_, bin_code),) = import_students(bin_db, [Student("s201", "乙")])
+    ((_, lab_code),) = import_students(lab_db, [Student("s101", "甲")])
+    app = site.client.app
+    boundary = "slotboundary"
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"notebook\"; filename=\"a.ipynb\"\r\n"
+            "Content-Type: application/x-ipynb+json\r\n\r\n").encode()
+
+    async def attempt() -> httpx.Response:
+        release = asyncio.Event()
+
+        async def slow_body():
+            yield head
+            await release.wait()  # the rest never comes while bin's student uploads
+            yield f"\r\n--{boundary}--\r\n".encode()
+
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=TOOL, timeout=60) as c:
+            held = [asyncio.create_task(c.post(f"/c/lab/api/v1/assignments/{ASSIGNMENT}/submissions", content=slow_body(),
+                                               headers={"Authorization": f"Bearer {lab_code}",
+                                                        "Content-Type": f"multipart/form-data; boundary={boundary}"}))
+                    for _ in range(2)]
+            deadline = time.monotonic() + 30
+            while app.state.upload_slots.in_use < 2:
+                assert time.monotonic() < deadline and not any(t.done() for t in held), [t.result() for t in held if t.done()]
+                await asyncio.sleep(0.02)
+            try:
+                return await c.post(f"/c/bin/api/v1/assignments/{ASSIGNMENT}/submissions",
+                                    files={"notebook": ("a.ipynb", solution_bytes(ASSIGNMENT), "application/x-ipynb+json")},
+                                    headers={"Authorization": f"Bearer {bin_code}"})
+            finally:
+                release.set()
+                await asyncio.gather(*held, return_exceptions=True)
+
+    answer = asyncio.run(attempt())
+    assert answer.status_code == 202, answer.text
