@@ -506,3 +506,29 @@ def test_an_account_of_one_course_holds_no_upload_slot_of_the_same_account_id_in
 
     answer = asyncio.run(attempt())
     assert answer.status_code == 202, answer.text
+
+
+# ---- a course named like the administrators' scope
+
+
+def test_a_course_named_admin_has_sessions_of_its_own(tmp_path):
+    """A course may be called ``admin``: signing in to it must not replace the administrator's session cookie in
+    the same browser, and its sessions are not the administrators'."""
+    t = make_site(tmp_path, ("admin",))
+    try:
+        admin_code = staff_code(t.site.db, "管理员甲", ADMIN, ADMINS)
+        ((_, student_code),) = import_students(t.site.courses["admin"].db, [Student("s001", "张三")])
+        c = t.client
+        form = c.get("/admin/login")
+        token = re.search(r'name="csrf_token" value="([^"]+)"', form.text).group(1)
+        assert c.post("/admin/login", data={"login": "管理员甲", "code": admin_code, "csrf_token": token},
+                      headers={"Origin": TOOL}).status_code == 303
+        assert c.get("/admin/").status_code == 200
+        assert c.post("/c/admin/api/v1/session", json={"code": student_code}).status_code == 200
+        assert c.get("/c/admin/api/v1/session").json()["login"] == "s001"
+        assert c.get("/admin/").status_code == 200  # still the administrator
+    finally:
+        t.client.close()
+        for service in t.site.courses.values():
+            service.db.dispose()
+        t.site.db.dispose()
