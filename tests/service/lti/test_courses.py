@@ -9,6 +9,11 @@ Each finding of the attack on the one-course service (2026-12-07) is a test here
 5. a score goes to every bound LMS course where the assignment is linked, and a column is never created elsewhere;
 6. a deep-linking request's ``data`` comes back unchanged whatever its JSON type.
 
+And each finding of the red team of the courses (issue 39, 2026-12), at the end: a score goes to an LMS course
+only while it is bound to the course and the student is a member there; one course's accounts hold no upload slot
+of another's; a course called ``admin`` keeps its own sessions; an account-linking ticket works only in the browser
+that launched.
+
 The tool runs in process (two new courses of one site, each its own SQLite database), the platform is the fake LMS
 on loopback with per-course roles.
 """
@@ -532,3 +537,27 @@ def test_a_course_named_admin_has_sessions_of_its_own(tmp_path):
         for service in t.site.courses.values():
             service.db.dispose()
         t.site.db.dispose()
+
+
+# ---- the account-linking ticket works only in the browser that launched
+
+
+def test_a_link_ticket_posted_from_another_browser_signs_nobody_in(site, lms):
+    """Login CSRF through the account-linking form: bob keeps the ticket of his own first launch from the
+    non-authoritative ``section-2`` and has alice's browser post it ("I have no code") from any site.  alice
+    launched ``lab`` at the top level a moment ago (her launch cookie is fresh) and has no session of ``bin``:
+    she must not end up signed in to ``bin`` as bob's new account."""
+    import_students(site.site.courses["bin"].db, [Student("s010", "周同学")])  # an unlinked roster entry: bob is asked
+    with browser(site) as alice, browser(site) as bob:
+        enter(site, launch_in(site, lms, "alice", "lab-1", client=alice), alice)
+        asked = launch_in(site, lms, "bob", "section-2", client=bob)
+        assert "关联你的名单账号" in visible_text(asked)
+        ticket = re.search(r'name="ticket" value="([^"]+)"', asked.text).group(1)
+        forged = alice.post("/lti/link", data={"ticket": ticket, "choice": "new"}, headers={"Origin": "https://evil.example"})
+        if forged.status_code == 200 and "refresh" in forged.headers:
+            enter(site, forged, alice)
+        assert alice.get("/c/bin/api/v1/session").status_code == 401  # signed in to bin as nobody
+        assert forged.status_code == 403, visible_text(forged)
+        # bob's own browser still links him
+        linked = bob.post("/lti/link", data={"ticket": ticket, "choice": "new"})
+        assert linked.status_code == 200 and "已通过课程平台登录" in visible_text(linked)
