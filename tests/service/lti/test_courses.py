@@ -621,3 +621,25 @@ def test_unbinding_an_lms_course_ends_the_staff_sessions_it_gave(site, lms):
         assert site.client.get("/c/lab/instructor/").status_code == 200
         assert teacher.post("/c/lab/lti/admin/unbind", data={"csrf_token": token, **key}, **post).status_code == 200
     assert site.client.get("/c/lab/instructor/").status_code != 200
+
+
+@pytest.mark.xfail(strict=True, reason="finding: an LMS course that is an authority on the roster also links by "
+                   "e-mail, which its users edit themselves (Moodle's profile by default): a student who sets a "
+                   "classmate's roster e-mail as hers takes the classmate's roster entry on her first launch")
+def test_an_authoritative_moodle_course_does_not_link_a_roster_entry_by_an_email_its_user_typed(site, lms):
+    bin_db = site.site.courses["bin"].db
+    import_students(bin_db, [Student("s003", "王五", "wangwu@example.edu")])
+    moodle = FakePlatform(flavour="moodle", client_id="moodle-9", deployment_id="5").start()
+    try:
+        moodle.tool, moodle.tool_jwks = TOOL, lambda: ToolKeys(site.data).jwks()
+        moodle.custom = {"link-1": {"assignment": ASSIGNMENT}}
+        # no SIS id sent (Moodle's idnumber left empty), the e-mail edited in her own profile
+        moodle.users = {"mallory": User("7", "马 某", "wangwu@example.edu", LEARNER)}
+        reg = registry.add(site.site.db, **moodle.registration())
+        bindings.bind(site.site.db, reg.id, moodle.deployment_id, "2", "bin", by="管理员", roster_authority=True)
+        entered = launch_in(site, moodle, "mallory", "2")
+        if "lti/enter" in entered.text:
+            signed_in(site, entered)
+            assert site.client.get("/c/bin/api/v1/session").json()["login"] != "s003"
+    finally:
+        moodle.stop()
