@@ -169,5 +169,5 @@ def _open_course(args: argparse.Namespace, course: courses.Course, policy, gradi
     service = Service(db, policy, root, sessions.Signer(secret, scope=course.id), rules,
                       {n: known[n].title for n in policy.assignments}, course=course,
                       site_db=None if db.url == site_db.url else site_db)
-    passback = lti_passback.for_course(db, site_db, data, service.titles, public, log)
+    passback = lti_passback.for_course(db, site_db, data, service.titles, public, log, course.id)
     return lane, service, passback

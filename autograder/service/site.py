@@ -23,7 +23,9 @@ from .errors import NotFound
 from .policy import CoursePolicy
 from .service import Service
 
-ADMIN_SCOPE = "admin"
+#: The administrators' session scope: never a course's id (:data:`.courses.COURSE_ID` has no ``_``), so a course
+#: called ``admin`` has cookies and sessions of its own.
+ADMIN_SCOPE = "_admin"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 

@@ -4,10 +4,16 @@ before start, and nothing that blocks user namespaces or hides the cgroup file s
 from __future__ import annotations
 
 import configparser
+import re
+import shlex
 from pathlib import Path
+from urllib.parse import urlsplit
+
+from autograder.service.site import allowed_hosts, public_url
 
 ROOT = Path(__file__).resolve().parents[2]
 UNIT = ROOT / "deploy" / "systemd" / "course-submit.service"
+NGINX = ROOT / "deploy" / "nginx" / "course.conf"
 
 
 def _service() -> dict[str, str]:
@@ -28,3 +34,17 @@ def test_the_submit_unit_does_not_block_user_namespaces():
     service = _service()
     for key in ("RestrictNamespaces", "PrivateUsers", "ProtectControlGroups"):
         assert key not in service, key
+
+
+def test_the_submit_unit_serves_the_address_the_nginx_site_passes_on():
+    """Behind the shipped nginx site the service is https://<server_name>/submit: the unit says so with
+    ``--public-url``.  Without it a service on 127.0.0.1 takes itself for http://127.0.0.1:8060, refuses every
+    request nginx passes on (their ``Host`` is the site's name) and would give that address to the LMS."""
+    args = shlex.split(_service()["ExecStart"])
+    assert "--public-url" in args, args
+    given = args[args.index("--public-url") + 1]
+    conf = NGINX.read_text(encoding="utf-8")
+    server_name = re.search(r"server_name\s+([^;\s]+)", conf).group(1)
+    assert re.search(r"location /submit/ \{", conf)
+    url = public_url(given, args[args.index("--host") + 1], int(args[args.index("--port") + 1]), https=False)
+    assert url == f"https://{server_name}/submit" and urlsplit(url).hostname in allowed_hosts(url)

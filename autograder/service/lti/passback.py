@@ -15,6 +15,10 @@ How "exactly once" is reached against an LMS that cannot take part in our transa
 
 Retries: no connection, timeouts, 429 and 5xx wait with exponential backoff (``Retry-After`` honoured) up to
 :data:`MAX_TRIES`; other refusals fail at once.  Failed rows are listed (:func:`summary`) and can be retried.
+
+A row is posted only while its LMS course is still a place for it (:meth:`Passback._place_gone`): bound, active,
+to this worker's course, with the student an active member there.  A binding moved to another course or
+removed, or a student gone from that LMS course since the score was queued, fails the row with the reason.
 """
 
 from __future__ import annotations
@@ -27,11 +31,13 @@ from typing import Callable
 import httpx
 import sqlalchemy as sa
 
+from ..courses import UPGRADED
 from ..database import Database
-from . import registry
+from ..roles import Role
+from . import bindings, registry
 from .ags import SCOPE_LINEITEM, SCOPE_SCORE, AgsError, Tokens, find_or_create_lineitem, post_score
 from .keys import ToolKeys
-from ..lms_tables import CONTEXTS, PASSBACK
+from ..lms_tables import CONTEXTS, MEMBERSHIPS, PASSBACK
 
 MAX_TRIES = 12
 BACKOFF_BASE = 2.0
@@ -48,11 +54,14 @@ def backoff(tries: int) -> float:
 class Passback:
     """Posts the queued scores (:meth:`run_once`; :meth:`start` runs it in a thread every ``poll`` seconds)."""
 
-    def __init__(self, db: Database, site: Database, keys: ToolKeys, instance: str, *, titles: Callable[[str], str] = lambda a: a,
-                 feedback_url: Callable[[str], str | None] = lambda sid: None, client: httpx.Client | None = None,
-                 clock=time.time, poll: float = 1.0, log: Callable[[str], None] = lambda m: None) -> None:
-        """``db``: the course's database (its queue); ``site``: the site's (the registered platforms)."""
+    def __init__(self, db: Database, site: Database, keys: ToolKeys, instance: str, *, course_id: str = UPGRADED.id,
+                 titles: Callable[[str], str] = lambda a: a, feedback_url: Callable[[str], str | None] = lambda sid: None,
+                 client: httpx.Client | None = None, clock=time.time, poll: float = 1.0,
+                 log: Callable[[str], None] = lambda m: None) -> None:
+        """``db``: the course's database (its queue); ``site``: the site's (the registered platforms and bindings);
+        ``course_id``: the course whose queue this is."""
         self.db, self.site, self.instance, self.titles, self.feedback_url = db, site, instance, titles, feedback_url
+        self.course_id = course_id
         self.client = client or httpx.Client(timeout=20.0)
         self.tokens = Tokens(keys, self.client, clock)
         self.clock, self.poll, self.log = clock, poll, log
@@ -90,6 +99,20 @@ class Passback:
                 sent += self._done(row)
         return sent
 
+    def _place_gone(self, row, ctx) -> str | None:
+        """Why ``row``'s LMS course (``ctx``, its ``lti_contexts`` row) takes no more scores from this course, or
+        None: it is bound, active, to this course, and the student is an active member there."""
+        found = bindings.find(self.site, row.platform_id, ctx.deployment_id, row.context_id) if ctx is not None else None
+        if found is None or not found.active or found.course_id != self.course_id:
+            return "课程平台上的这门课已不再绑定到本课程，成绩不再回传到那里"
+        with self.db.read() as con:
+            member = con.execute(sa.select(MEMBERSHIPS.c.active).where(
+                (MEMBERSHIPS.c.platform_id == row.platform_id) & (MEMBERSHIPS.c.context_id == row.context_id)
+                & (MEMBERSHIPS.c.sub == row.sub) & (MEMBERSHIPS.c.role == Role.STUDENT.value))).first()
+        if member is None or not member.active:
+            return "这名学生已不在课程平台上的这门课中，成绩不再回传到那里"
+        return None
+
     def _post(self, row) -> None:
         platform = registry.get(self.site, row.platform_id)
         if platform is None:
@@ -97,6 +120,9 @@ class Passback:
         with self.db.read() as con:
             ctx = con.execute(sa.select(CONTEXTS).where((CONTEXTS.c.platform_id == row.platform_id)
                                                         & (CONTEXTS.c.context_id == row.context_id))).first()
+        gone = self._place_gone(row, ctx)
+        if gone is not None:
+            raise AgsError(gone, False)
         token = self.tokens.get(platform, [SCOPE_LINEITEM, SCOPE_SCORE])
         try:
             lineitem = find_or_create_lineitem(self.db, self.client, token, platform, row.context_id,
@@ -172,13 +198,14 @@ def summary(db: Database) -> dict[str, int]:
 
 
 def for_course(db: Database, site: Database, data, titles: dict[str, str], feedback_base: str,
-               log: Callable[[str], None]) -> Passback:
-    """The passback worker of one course in an ``autograder serve`` process (its claims of a killed predecessor
-    freed on SQLite); ``feedback_base``: the course's public address, which the grade comment links to."""
+               log: Callable[[str], None], course_id: str = UPGRADED.id) -> Passback:
+    """The passback worker of course ``course_id`` in an ``autograder serve`` process (its claims of a killed
+    predecessor freed on SQLite); ``feedback_base``: the course's public address, which the grade comment links to."""
     import os
     import socket
 
-    worker = Passback(db, site, ToolKeys(data), f"{socket.gethostname()}:{os.getpid()}", titles=lambda a: titles.get(a, a),
+    worker = Passback(db, site, ToolKeys(data), f"{socket.gethostname()}:{os.getpid()}", course_id=course_id,
+                      titles=lambda a: titles.get(a, a),
                       feedback_url=lambda sid: f"{feedback_base}/submissions/{sid}", log=log)
     if db.sqlite:
         worker.release_orphans()

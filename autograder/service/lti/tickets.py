@@ -7,7 +7,9 @@
   and needs that person's click on the tool's own page (:func:`peek`, then :func:`take`);
 * a **held launch** keeps a verified launch on the server (one hour) while its person chooses on a page of the
   tool: an instructor's deep-linking choice, a teacher's request to bind their LMS course, a student's first
-  link to the roster with an access code.  Its ticket travels in the page's form and works once, for its kind.
+  link to the roster with an access code.  Its ticket travels in the page's form and works once, for its kind,
+  and only from the browser that launched (its launch cookie): a ticket posted from another browser - a form
+  on another site that makes a victim's browser link the poster's launch and sign in as it - is refused.
 """
 
 from __future__ import annotations
@@ -104,12 +106,16 @@ def hold(site: Database, kind: PendingKind, launch: Launch, browser: str | None,
     return ticket
 
 
-def held(site: Database, ticket: str, kind: PendingKind, now: float | None = None, *, use: bool = True) -> Launch:
-    """The launch held with ``ticket`` for ``kind`` (``use``: once; LaunchRefused when unknown, used or expired)."""
+def held(site: Database, ticket: str, kind: PendingKind, browser: str | None, now: float | None = None, *,
+         use: bool = True) -> Launch:
+    """The launch held with ``ticket`` for ``kind``, posted from the browser whose launch cookie is ``browser``
+    (``use``: once; LaunchRefused when unknown, used, expired, or posted from another browser)."""
     if not ticket or len(ticket) > MAX_TICKET:
         raise LaunchRefused("这个页面已过期或已用过：请回到课程平台重新打开")
     with site.write() as con:
         row = con.execute(sa.select(PENDING).where((PENDING.c.token == _digest(ticket)) & (PENDING.c.kind == kind.value))).first()
+        if row is not None and (browser is None or not secrets.compare_digest(row.browser, browser_hash(browser))):
+            raise LaunchRefused("这个页面不是在打开它的浏览器中提交的：请回到课程平台重新打开", 403)
         if row is not None and use:
             con.execute(sa.delete(PENDING).where(PENDING.c.token == row.token))
     platform = registry.get(site, row.platform_id) if row is not None else None

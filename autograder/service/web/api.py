@@ -89,7 +89,7 @@ async def submit(request: Request) -> Response:
     # refused before the body is read: unknown assignment, an instructor, closed, no attempts left
     await run_in_threadpool(service.submissions.check_can_submit, who.account, assignment, service.now())
     limit = service.policy.upload_limit_bytes
-    with request.app.state.upload_slots.take(f"account:{who.account.id}"):  # memory and fairness: bounded slots
+    with request.app.state.upload_slots.take(auth.slot_key(request, who)):  # memory and fairness: bounded slots
         body = await read_capped(request, limit + FORM_OVERHEAD)
         form = parse_form(body, request.headers.get("content-type", ""), limit)
         del body

@@ -13,6 +13,7 @@
   (:meth:`.sessions.Signer.name`: a course's session is never another's);
 * :func:`check_shown_account` - an upload from a page shown for another account than the one now signed in
   (the session cookie replaced meanwhile) is refused.
+* :func:`slot_key` - whose share of the upload slots a body takes (an account of one course).
 
 Everything refused is a core error (:class:`~autograder.service.errors.NotSignedIn`, ``Forbidden``), mapped to
 its status by :mod:`.errors`.
@@ -152,6 +153,12 @@ def page_post(request: Request, form: dict[str, str]) -> Caller:
     who = page_caller(request)
     check_csrf(request, who.session, form.get(sessions.CSRF_FIELD))
     return who
+
+
+def slot_key(request: Request, who: Caller) -> str:
+    """Whose share of the upload slots (:class:`.slots.BodySlots`) a body takes: the account in its course
+    (accounts of two courses share ids, and one course's student must not hold another's slots)."""
+    return f"{service_of(request).course.id}:account:{who.account.id}"
 
 
 def check_shown_account(who: Caller, shown: str | None) -> None:

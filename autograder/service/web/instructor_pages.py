@@ -152,7 +152,7 @@ async def roster_import(request: Request) -> Response:
     service = auth.service_of(request)
     who = auth.permitted(await run_in_threadpool(auth.page_caller, request), Permission.MANAGE_ROSTER, "只有教师可以导入名单")
     auth.check_csrf(request, who.session, request.query_params.get(sessions.CSRF_FIELD))
-    with request.app.state.upload_slots.take(f"account:{who.account.id}"):
+    with request.app.state.upload_slots.take(auth.slot_key(request, who)):
         body = await read_capped(request, MAX_ROSTER_BYTES + FORM_OVERHEAD)
         form = parse_form(body, request.headers.get("content-type", ""), MAX_ROSTER_BYTES)
         del body

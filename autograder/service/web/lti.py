@@ -277,7 +277,7 @@ def _unbound(request: Request, verified: Launch, found: bindings.Binding | None,
 
 def _bind_request(request: Request, form: dict[str, str]) -> Response:
     site = site_of(request)
-    verified = tickets.held(site.db, form.get("ticket", ""), PendingKind.BIND_REQUEST)
+    verified = tickets.held(site.db, form.get("ticket", ""), PendingKind.BIND_REQUEST, _browser(request))
     course_id = form.get("course", "")
     if verified.role != Role.INSTRUCTOR or course_id not in site.courses:
         raise LaunchRefused("请选择本服务中的一门课程")
@@ -304,8 +304,8 @@ def _link_page(request: Request, service: Service, verified: Launch, ticket: str
 
 def _link(request: Request, form: dict[str, str]) -> Response:
     site = site_of(request)
-    ticket = form.get("ticket", "")
-    verified = tickets.held(site.db, ticket, PendingKind.LINK_ACCOUNT, use=False)
+    ticket, browser = form.get("ticket", ""), _browser(request)
+    verified = tickets.held(site.db, ticket, PendingKind.LINK_ACCOUNT, browser, use=False)
     service, found = _course_of(request, verified)
     assignments = list(service.policy.assignments)
     if form.get("choice") == "new":
@@ -320,8 +320,8 @@ def _link(request: Request, form: dict[str, str]) -> Response:
         except TooMany as exc:
             return _link_page(request, service, verified, ticket, hint=login_name, error=exc.message, status=429)
         account = enroll.link(service.db, verified, by_code, assignments)
-    tickets.held(site.db, ticket, PendingKind.LINK_ACCOUNT)  # used: the person is linked now
-    return _landing(request, service, account, verified, _browser(request))
+    tickets.held(site.db, ticket, PendingKind.LINK_ACCOUNT, browser)  # used: the person is linked now
+    return _landing(request, service, account, verified, browser)
 
 
 async def link_post(request: Request) -> Response:
@@ -346,7 +346,7 @@ def _deep_linking_page(request: Request, service: Service, verified: Launch, bro
 
 def _deep_link_choice(request: Request, form: dict[str, str]) -> Response:
     site = site_of(request)
-    verified = tickets.held(site.db, form.get("ticket", ""), PendingKind.DEEP_LINK)
+    verified = tickets.held(site.db, form.get("ticket", ""), PendingKind.DEEP_LINK, _browser(request))
     service, _ = _course_of(request, verified)
     name = form.get("assignment", "")
     if name not in service.policy.assignments:
