@@ -26,7 +26,9 @@ from . import codes
 from .codes import Account
 from .database import ACCOUNTS, COURSE_ACCOUNTS, AccountTables, Database
 from .errors import NotFound, NotSignedIn, TooMany
+from .lms_tables import USERS
 from .policy import CoursePolicy
+from .roles import Role
 from .roster import Student, import_students, reset_code
 
 UNAUTHORIZED = "缺少访问码或访问码无效（请求头 Authorization: Bearer <访问码>）"
@@ -190,6 +192,16 @@ class Accounts:
     def enroll(self, students: list[Student]) -> list[tuple[Student, str]]:
         """Enroll ``students``: see :func:`enroll`."""
         return enroll(self.db, students)
+
+    def same_person(self, account_id: int, student: str) -> bool:
+        """Whether the account ``account_id`` and the student account ``student`` are one LMS person (say a TA in
+        one bound LMS course and a learner in another of the same course): nobody grants their own account anything."""
+        mine = sa.select(USERS.c.platform_id, USERS.c.sub).where(USERS.c.account_id == account_id).subquery()
+        theirs = sa.select(USERS.c.account_id).join(ACCOUNTS, ACCOUNTS.c.id == USERS.c.account_id).join(
+            mine, (mine.c.platform_id == USERS.c.platform_id) & (mine.c.sub == USERS.c.sub)).where(
+            (ACCOUNTS.c.login == student) & (ACCOUNTS.c.role == Role.STUDENT.value))
+        with self.db.read() as con:
+            return con.execute(theirs.limit(1)).first() is not None
 
     def reset_code(self, login: str) -> str:
         """A new code for student ``login``; the old code and its sessions stop working."""

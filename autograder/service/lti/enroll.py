@@ -6,9 +6,9 @@ accounts (a teaching role never turns a student's account into a teacher's).
 
 A student's first launch into the course links them to the roster:
 
-* the LMS course is an authority on the course's roster (:mod:`.bindings`): to the roster entry that names them
-  (``lis.person_sourcedid`` equal to a student id, else the same e-mail, if that entry is not linked to another
-  LMS person yet), else a new student account;
+* the LMS course is an authority on the course's roster (:mod:`.bindings`): to the roster entry its SIS id
+  names (``lis.person_sourcedid`` equal to a student id, if that entry is not linked to another LMS person yet;
+  never by e-mail, which people edit themselves on some LMSs), else a new student account;
 * otherwise, while the roster has students not yet linked to an LMS person, the launch asks (:class:`NeedsCode`)
   for the student's id and access code (:func:`link`), or for a word that they have none: then a new student
   account (:func:`sign_in` with ``new_account``).  A claimed SIS id or e-mail never reaches a roster entry here.
@@ -84,17 +84,13 @@ def _unlinked_students(platform_id: int):
 
 
 def roster_match(con: sa.Connection, launch: Launch) -> int | None:
-    """The roster entry an authoritative LMS course names (SIS id, else a unique e-mail), not yet linked."""
-    base = _unlinked_students(launch.platform.id)
-    if launch.sourcedid and STUDENT_ID.fullmatch(launch.sourcedid):
-        found = con.execute(sa.select(ACCOUNTS.c.id).where(base & (ACCOUNTS.c.login == launch.sourcedid))).scalar()
-        if found is not None:
-            return found
-    if launch.email:
-        found = con.execute(sa.select(ACCOUNTS.c.id).where(base & (sa.func.lower(ACCOUNTS.c.email) == launch.email.lower()))).all()
-        if len(found) == 1:
-            return found[0][0]
-    return None
+    """The roster entry an authoritative LMS course names by its SIS id, not yet linked.  Never by e-mail: on
+    several LMSs (Moodle's profiles by default) people edit their own e-mail, so a student could claim a
+    classmate's entry by typing the classmate's address."""
+    if not launch.sourcedid or not STUDENT_ID.fullmatch(launch.sourcedid):
+        return None
+    return con.execute(sa.select(ACCOUNTS.c.id).where(_unlinked_students(launch.platform.id)
+                                                      & (ACCOUNTS.c.login == launch.sourcedid))).scalar()
 
 
 def _person(launch: Launch):
@@ -197,6 +193,22 @@ def _record_context(con: sa.Connection, launch: Launch, assignment: str | None, 
             if not con.execute(sa.select(LINEITEMS.c.url).where(li)).first():
                 con.execute(sa.insert(LINEITEMS).values(platform_id=launch.platform.id, context_id=launch.context_id,
                                                         assignment=assignment, url=ags["lineitem"][:1000]))
+
+
+def end_staff_sessions(db: Database, platform_id: int, context_id: str) -> int:
+    """End every session of the staff accounts an LMS course gave (its teachers and TAs, by their memberships
+    there): a binding removed takes its roles back at once, not when the sessions expire.  Each gets a new
+    code id (the code of an LMS-made account was never given out); the number of accounts."""
+    staff = sa.select(USERS.c.account_id).join(MEMBERSHIPS, (MEMBERSHIPS.c.platform_id == USERS.c.platform_id)
+                                               & (MEMBERSHIPS.c.sub == USERS.c.sub) & (MEMBERSHIPS.c.role == USERS.c.role)).where(
+        (MEMBERSHIPS.c.platform_id == platform_id) & (MEMBERSHIPS.c.context_id == context_id)
+        & USERS.c.role.in_([Role.TA.value, Role.INSTRUCTOR.value]))
+    with db.write() as con:
+        ids = con.execute(staff).scalars().all()
+        for account_id in ids:
+            _, code_id, code_hash = codes.new_code()
+            con.execute(sa.update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(code_id=code_id, code_hash=code_hash))
+    return len(ids)
 
 
 def mark_linked(con: sa.Connection, platform_id: int, context_id: str, assignment: str, now: float) -> None:

@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from .. import sessions
 from ..errors import Invalid, NotFound, NotSignedIn, TooMany
-from ..lti import bindings, registry
+from ..lti import bindings, enroll, registry
 from ..roles import ADMIN
 from . import auth
 from .forms import read_form
@@ -127,8 +127,11 @@ def _bind(request: Request, who: auth.Caller, form: dict[str, str]) -> Response:
     platform = registry.get(site.db, key[0])
     if platform is None or key[1] not in platform.deployments:
         raise Invalid("没有这个平台或部署（autograder lti list）")
+    before = bindings.find(site.db, *key)
     bindings.bind(site.db, *key, course_id, by=f"{who.account.login}（管理员）", roster_authority=form.get("authority") == "1",
                   title=form.get("title", "")[:400])
+    if before is not None and before.course_id != course_id:  # bound elsewhere now: the old course's roles end
+        _end_staff_sessions(request, before)
     return _page(request, who, f"已把课程平台上的课程 {key[2]} 绑定到 {site.courses[course_id].course.title}")
 
 
@@ -156,9 +159,17 @@ async def confirm(request: Request) -> Response:
     return await run_in_threadpool(_confirm, request, who, form)
 
 
+def _end_staff_sessions(request: Request, found: bindings.Binding) -> None:
+    """The staff sessions a binding gave end with it (its course's, when that course is served here)."""
+    service = _site(request).courses.get(found.course_id)
+    if service is not None:
+        enroll.end_staff_sessions(service.db, found.platform_id, found.context_id)
+
+
 def _unbind(request: Request, who: auth.Caller, form: dict[str, str]) -> Response:
     found = _existing(request, form)
     bindings.unbind(_site(request).db, found.key)
+    _end_staff_sessions(request, found)
     return _page(request, who, f"已删除“{found.context_title or found.context_id}”的{'绑定' if found.active else '绑定申请'}")
 
 

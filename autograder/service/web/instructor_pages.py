@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from .. import sessions
 from ..accounts import MAX_LISTED
-from ..errors import Invalid
+from ..errors import Forbidden, Invalid
 from ..roles import Permission
 from ..roster import MAX_ROSTER_BYTES, codes_csv, parse_roster
 from ..service import Service
@@ -127,6 +127,8 @@ async def _grant(request: Request, field: str, notice: str) -> Response:
     """An exception for one student (a later deadline, extra attempts): the core checks and records it."""
     service, who, form = await _posted(request, Permission.GRANT)
     login = request.path_params["login"]
+    if await run_in_threadpool(service.accounts.same_person, who.account.id, login):
+        raise Forbidden("这是你自己在课程平台上的另一个账号（学生账号）：不能为自己延期或增加次数，请请教师处理")
     grant = service.extend_deadline if field == "deadline" else service.add_attempts
     await run_in_threadpool(grant, login, form.get("assignment", ""), form.get(field, ""), who.account.login)
     return redirect(request, f"instructor/students/{login}?notice={notice}")

@@ -22,7 +22,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..errors import Invalid, NotFound
-from ..lti import bindings, nrps, passback
+from ..lti import bindings, enroll, nrps, passback
 from ..lti import status as lti_status
 from ..lti.ags import AgsError
 from ..roles import Permission
@@ -111,6 +111,7 @@ def _unbind(request: Request, who: auth.Caller, form: dict[str, str]) -> Respons
     service = auth.service_of(request)
     found = _binding(request, form)
     bindings.unbind(service.site, found.key, service.course.id)
+    enroll.end_staff_sessions(service.db, found.platform_id, found.context_id)  # the roles it gave end now
     what = "已拒绝绑定申请" if not found.active else "已解除绑定"
     return _page(request, who, f"{what}：“{found.context_title or found.context_id}”")
 
