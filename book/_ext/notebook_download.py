@@ -122,13 +122,18 @@ class SphinxPageLinks:
         return str(values[name])
 
 
+def is_notebook(app: Sphinx, docname: str) -> bool:
+    """Whether the page is a notebook (a MyST page with a kernel in its header)."""
+    return "kernelspec" in app.env.metadata.get(docname, {})
+
+
 def executed_notebook(app: Sphinx, docname: str) -> dict[str, Any] | None:
     """The page's notebook with the outputs of the build's run (``None``: the page is not a notebook)."""
     import nbformat
     from jupyter_cache import get_cache
 
     written = Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
-    if not written.is_file():
+    if not is_notebook(app, docname) or not written.is_file():
         return None
     notebook = nbformat.reads(written.read_text(encoding="utf-8"), as_version=4)
     if any(c.get("outputs") for c in notebook.cells if c.cell_type == "code"):
@@ -222,7 +227,7 @@ def _offer_notebook(app: Sphinx, pagename: str, templatename: str, context: dict
     """Let the theme's download menu offer ``_sources/<page>.ipynb``."""
     if doctree is None or app.builder.format != "html" or app.builder.name == "singlehtml":
         return
-    if (Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb").is_file():
+    if is_notebook(app, pagename):
         context["ipynb_source"] = f"{pagename}.ipynb"
 
 
