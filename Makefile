@@ -137,13 +137,14 @@ $(MATHJAX): book/_ext/mathjax_node/package.json
 	touch $(MATHJAX)
 
 # Public build into _build/html.  Unchanged pages come from the execution cache (_build/.jupyter_cache).
+# (coursebook.book_build: jupyter-book build, whose closing note about file:// addresses is replaced by make serve's)
 book: setup site-config
-	$(SITE_ENV) $(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
+	$(SITE_ENV) $(BIN)/python -m coursebook.book_build --warningiserror --nitpick --keep-going
 
 # Instructor build (adds the {instructor-only} blocks, e.g. solutions of 综合练习 5-7) into
 # _build/instructor/_build/html; shares the execution cache with the public build.
 book-instructor: setup site-config
-	$(SITE_ENV) COURSE_INSTRUCTOR=1 $(BIN)/jupyter-book build . --path-output _build/instructor --warningiserror --nitpick --keep-going
+	$(SITE_ENV) COURSE_INSTRUCTOR=1 $(BIN)/python -m coursebook.book_build --path-output _build/instructor --warningiserror --nitpick --keep-going
 	@echo "教师版：_build/instructor/_build/html/index.html"
 
 # PDF edition (single-page build printed by Debian's chromium): _build/pdf/course.pdf, copied into the site.
