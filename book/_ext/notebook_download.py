@@ -161,11 +161,11 @@ def download_notebook(notebook: dict[str, Any], links: SphinxPageLinks, wheel_ur
                       scrub=None) -> dict[str, Any]:
     """The reader's notebook of an executed page notebook (see the module docstring)."""
     note = [
-        {"cell_type": "markdown", "metadata": {}, "source":
+        {"cell_type": "markdown", "id": "course-download-note", "metadata": {}, "source":
          f"这是课程《评价二分类模型》中[“{title}”]({links.page_url()})一页的笔记本，附有构建课本时运行得到的输出。"
          "页中的代码用到课程自己的辅助代码（参考指标 `autograder.reference`、作图风格 `coursebook`）："
          "先运行下面这个单元安装它（它只需要 NumPy、Matplotlib 等公开的包），再从上到下运行各单元即可。"},
-        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+        {"cell_type": "code", "id": "course-helper-install", "metadata": {}, "execution_count": None, "outputs": [],
          "source": f"%pip install -q {wheel_url}"},
     ]
     cells: list[dict[str, Any]] = []
