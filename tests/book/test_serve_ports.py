@@ -146,8 +146,8 @@ def test_the_demo_links_back_to_the_book_at_its_port(served, browser):
             ctx = browser.new_context(viewport={"width": width, "height": 800})
             tab = ctx.new_page()
             tab.goto(f"http://127.0.0.1:{port}/", wait_until="networkidle")
-            back = tab.get_by_role("link", name="← 回到课程")
-            assert back.get_attribute("href") == served["settings"].site_url
+            back = tab.locator("#book-link")  # a tab of the navigation bar (bslib gives it role=tab)
+            assert back.inner_text().strip() == "← 回到课程" and back.get_attribute("href") == served["settings"].site_url
             names = tab.evaluate("() => [...document.querySelectorAll('[title], [aria-label]')]"
                                  ".map(e => (e.getAttribute('title') || '') + ' ' + (e.getAttribute('aria-label') || ''))")
             assert not [n for n in names if "Toggle" in n], names
@@ -222,7 +222,7 @@ def test_a_downloaded_notebook_runs_with_public_packages_only(served, clean_pyth
     assert not any("error" in outputs for outputs in ran)
     missing = [k for k, (got, had) in enumerate(zip(ran, stored)) if had and not got]
     assert not missing, f"{page}: code cells {missing} had outputs in the download and none when run"
-    assert sum(map(len, ran)) >= 3
+    assert sum(map(len, ran)) >= sum(map(len, stored))
 
 
 def test_no_download_shows_myst_markup(served):
