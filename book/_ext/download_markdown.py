@@ -169,18 +169,7 @@ def _blocks(text: str, links: PageLinks, attachments: Attachments) -> str:
             prose.append(line)
             k += 1
             continue
-        fence = (opened or plain)["fence"]
-        closing = re.compile(rf"^{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-        end = k + 1
-        depth = 0
-        while end < len(lines):
-            if FENCE_OPEN.match(lines[end]) and FENCE_OPEN.match(lines[end])["fence"][0] == fence[0] and opened:
-                depth += 1
-            elif closing.match(lines[end]):
-                if depth == 0:
-                    break
-                depth -= 1
-            end += 1
+        end = _closing_line(lines, k, bool(opened))
         if end == len(lines):
             raise ConversionError(f"unclosed fence {line!r}")
         flush()
@@ -191,6 +180,31 @@ def _blocks(text: str, links: PageLinks, attachments: Attachments) -> str:
         k = end + 1
     flush()
     return "\n".join(out)
+
+
+def _closing_line(lines: list[str], start: int, directive: bool) -> int:
+    """The line that closes the fence opened on ``lines[start]`` (``len(lines)`` if none).
+
+    Fences nest: a directive's body may hold other directives and code, each closed by its own fence (a run of
+    its character at least as long as its opening one); inside code, nothing opens.
+    """
+    first = (FENCE_OPEN if directive else PLAIN_FENCE).match(lines[start])["fence"]
+    stack = [(first[0], len(first), not directive)]  # (character, length, is code)
+    for end in range(start + 1, len(lines)):
+        char, length, code = stack[-1]
+        if re.fullmatch(rf"{re.escape(char)}{{{length},}}[ \t]*", lines[end]):
+            stack.pop()
+            if not stack:
+                return end
+            continue
+        if code:
+            continue
+        inner = FENCE_OPEN.match(lines[end])
+        plain = None if inner else PLAIN_FENCE.match(lines[end])
+        if inner or plain:
+            fence = (inner or plain)["fence"]
+            stack.append((fence[0], len(fence), plain is not None))
+    return len(lines)
 
 
 def _prose(text: str, links: PageLinks, attachments: Attachments) -> str:

@@ -113,3 +113,11 @@ def test_the_helper_wheel_holds_the_reference_metrics_and_the_figure_style(tmp_p
     assert "Requires-Dist: numpy>=2" in metadata and "Requires-Dist: mplfonts" in metadata
     assert all(n in record for n in MODULES)
     assert build_wheel(tmp_path) == wheel  # the same files: the same wheel, not written again
+
+
+def test_nested_fences_close_at_their_own_fence():
+    """An instructor-only block (4 colons) holding a solution (3 colons) holding code (backticks), as the instructor
+    edition's pages have them."""
+    text = convert("::::{instructor-only}\n:::{admonition} 解答\n```python\n:::\nx = 1\n```\n:::\n::::\n\n后文 {glue:text}`n`。\n")
+    assert text.startswith("> **教师版**") and "> > **解答**" in text and "x = 1" in text
+    assert text.rstrip().endswith("后文 12。") and remaining_markup(text) == []
