@@ -21,27 +21,50 @@ HOST   ?= 127.0.0.1
 DEMO_PORT ?= 8050
 SUBMIT_PORT ?= 8060
 LTI_PORT ?= 8070
+# The addresses that the book, its PDF, the demo's 「← 回到课程」 and the feedback's book links name: a deployment
+# setting (book/coursebook/deployment.py) that every target below builds or starts with.  Unless COURSE_SITE_CONFIG
+# is given (a published build: docs/deploy.md), it is SERVE_SITE, written from HOST and the ports of this run, so
+# `make serve PORT=9000 DEMO_PORT=9050 SUBMIT_PORT=9060` links to 9000/9050/9060 everywhere (the defaults give
+# deploy/local.yml's addresses).  The submission service's address is an opaque base: the book adds
+# assignments/<name> to it.
+SITE_URL ?= http://$(HOST):$(PORT)/
+DEMO_URL ?= http://$(HOST):$(DEMO_PORT)/
+SUBMIT_URL ?= http://$(HOST):$(SUBMIT_PORT)/
+SERVE_SITE ?= _build/serve-site.yml
+COURSE_SITE_CONFIG ?= $(abspath $(SERVE_SITE))
+# the environment of every command below that builds or starts part of the course (the tests keep their own)
+SITE_ENV := COURSE_SITE_CONFIG='$(COURSE_SITE_CONFIG)'
 
-.PHONY: serve demo submit test test-fast test-durations lint setup setup-files system book book-instructor pdf pdf-instructor bench bench-pages freeze clean
+.PHONY: serve demo submit test test-fast test-durations lint setup setup-files system book book-instructor pdf pdf-instructor bench bench-pages freeze clean site-config
 
 # The demo and the submission service (a throwaway demo course: three students and an instructor, their
 # access codes printed below) run in the background and stop together with the book server (Ctrl-C).
-# The site links to the demo, the submission service and its base URL through the deployment setting
-# COURSE_SITE_CONFIG (default deploy/local.yml = these local addresses; see docs/deploy.md).
+# The site, the PDF, the demo and the feedback link to each other through the deployment setting (SERVE_SITE above:
+# these addresses; see docs/deploy.md).
 serve: book pdf
 	@echo "课程已构建：http://$(HOST):$(PORT)/  交互演示：http://$(HOST):$(DEMO_PORT)/  作业提交：http://$(HOST):$(SUBMIT_PORT)/  假课程平台（LTI）：http://$(HOST):$(LTI_PORT)/  （Ctrl-C 停止）"
-	@$(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT) & demo_pid=$$!; \
-	$(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT) & submit_pid=$$!; \
+	@$(SITE_ENV) $(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT) & demo_pid=$$!; \
+	$(SITE_ENV) $(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT) & submit_pid=$$!; \
 	trap 'kill $$demo_pid $$submit_pid 2>/dev/null; wait $$submit_pid 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/python -m http.server $(PORT) --bind $(HOST) --directory _build/html
 
+# The deployment setting of this run (see SERVE_SITE above); rewritten only when an address changed, and left alone
+# when COURSE_SITE_CONFIG names another file.
+site-config:
+ifeq ($(COURSE_SITE_CONFIG),$(abspath $(SERVE_SITE)))
+	@mkdir -p $(dir $(SERVE_SITE))
+	@printf '# Written by make from HOST and the ports (Makefile, SERVE_SITE); keys: book/coursebook/deployment.py\nsite_url: %s\ndemo_url: %s\nsubmit_url: %s\n' \
+		'$(SITE_URL)' '$(DEMO_URL)' '$(SUBMIT_URL)' > $(SERVE_SITE).new
+	@if cmp -s $(SERVE_SITE).new $(SERVE_SITE); then rm $(SERVE_SITE).new; else mv $(SERVE_SITE).new $(SERVE_SITE); fi
+endif
+
 # The interactive demo alone (Shiny for Python).
-demo: setup
-	$(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT)
+demo: setup site-config
+	$(SITE_ENV) $(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT)
 
 # The submission service alone, with the throwaway demo course (codes printed; removed on Ctrl-C).
-submit: setup
-	$(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT)
+submit: setup site-config
+	$(SITE_ENV) $(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT)
 
 # The whole suite on TEST_WORKERS pytest-xdist workers: test modules (or the groups of modules that declare
 # shared fixtures with an xdist_group mark) as units, longest first by their measured seconds (tests/parallel_units.py).
@@ -114,22 +137,23 @@ $(MATHJAX): book/_ext/mathjax_node/package.json
 	touch $(MATHJAX)
 
 # Public build into _build/html.  Unchanged pages come from the execution cache (_build/.jupyter_cache).
-book: setup
-	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
+# (coursebook.book_build: jupyter-book build, whose closing note about file:// addresses is replaced by make serve's)
+book: setup site-config
+	$(SITE_ENV) $(BIN)/python -m coursebook.book_build --warningiserror --nitpick --keep-going
 
 # Instructor build (adds the {instructor-only} blocks, e.g. solutions of 综合练习 5-7) into
 # _build/instructor/_build/html; shares the execution cache with the public build.
-book-instructor: setup
-	COURSE_INSTRUCTOR=1 $(BIN)/jupyter-book build . --path-output _build/instructor --warningiserror --nitpick --keep-going
+book-instructor: setup site-config
+	$(SITE_ENV) COURSE_INSTRUCTOR=1 $(BIN)/python -m coursebook.book_build --path-output _build/instructor --warningiserror --nitpick --keep-going
 	@echo "教师版：_build/instructor/_build/html/index.html"
 
 # PDF edition (single-page build printed by Debian's chromium): _build/pdf/course.pdf, copied into the site.
-pdf: setup
-	$(BIN)/python -m coursebook.pdf
+pdf: setup site-config
+	$(SITE_ENV) $(BIN)/python -m coursebook.pdf
 
 # Instructor PDF edition: _build/pdf/course-instructor.pdf (and into the instructor site, if built).
-pdf-instructor: setup
-	$(BIN)/python -m coursebook.pdf --instructor
+pdf-instructor: setup site-config
+	$(SITE_ENV) $(BIN)/python -m coursebook.pdf --instructor
 
 bench: setup
 	$(BIN)/python bench/bench_ranking.py

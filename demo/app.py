@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from htmltools import Tag
+from htmltools import Tag, TagList
 from shiny import App, reactive, render, ui
 
 from coursebook import setup_plotting
@@ -46,6 +46,7 @@ BOOK_URL = load_settings().site_url
 #: scrolling on its own), so moving τ shows its effect without scrolling the page; the tabs stay visible.
 SIDEBAR_OPEN = {"desktop": "always", "mobile": "always-above"}
 MOBILE_CONTROLS_HEIGHT = "40vh"
+SIDEBAR_TOGGLE_NAME = "展开或收起控件栏"
 
 CSS = """
 body { font-size: 15px; }
@@ -161,6 +162,17 @@ def _tab2() -> Tag:
     )
 
 
+def _chinese_sidebar_toggles(node: object) -> None:
+    """bslib names its sidebar's collapse button "Toggle sidebar": in Chinese, as the rest of the demo (the sidebars are
+    always open, so the button is hidden, but its name stays in the page for assistive tools).  ``node``: rendered tags."""
+    attrs, children = getattr(node, "attrs", None), getattr(node, "children", None)
+    if isinstance(attrs, dict) and "collapse-toggle" in str(attrs.get("class", "")).split():
+        attrs["title"] = SIDEBAR_TOGGLE_NAME
+        attrs["aria-label"] = SIDEBAR_TOGGLE_NAME
+    for child in children if children is not None else (node if isinstance(node, (list, tuple, TagList)) else ()):
+        _chinese_sidebar_toggles(child)
+
+
 app_ui = ui.page_navbar(
     _tab1(),
     _tab2(),
@@ -172,7 +184,8 @@ app_ui = ui.page_navbar(
     header=ui.TagList(ui.head_content(ui.tags.link(rel="icon", type="image/svg+xml", href="favicon.svg")), ui.tags.style(CSS)),
     lang="zh-CN",
     window_title="二分类评价与超参数选择 · 交互演示",
-)
+).tagify()  # rendered once here (the sidebars' buttons exist only then), and named in Chinese below
+_chinese_sidebar_toggles(app_ui)
 
 
 def _confusion_card(r: Tab1Result) -> Tag:

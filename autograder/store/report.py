@@ -6,15 +6,12 @@ controls (names, messages, tracebacks, values) is ever rendered as markup.
 
 from __future__ import annotations
 
-import os
-import re
 import statistics
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
-import yaml
 
 from ..model import SubmissionResult
 from .class_figures import assignment_figures
@@ -55,14 +52,11 @@ FEEDBACK_POLICIES = {
 
 @lru_cache(maxsize=1)
 def default_book_url() -> str:
-    """The book's address from the deployment setting (``COURSE_SITE_CONFIG``, else the repository's
-    ``deploy/local.yml``); empty when neither is there (the feedback then names the section without a link)."""
-    path = os.environ.get("COURSE_SITE_CONFIG") or str(Path(__file__).resolve().parents[2] / "deploy" / "local.yml")
-    try:
-        url = (yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}).get("site_url", "")
-    except (OSError, yaml.YAMLError, AttributeError):
-        return ""
-    return url if isinstance(url, str) and re.match(r"https?://", url) else ""
+    """The book's address: ``site_url`` of the deployment setting (:func:`coursebook.deployment.load_settings`:
+    ``COURSE_SITE_CONFIG``, which ``make serve`` sets to its own addresses, else ``deploy/local.yml``)."""
+    from coursebook.deployment import load_settings
+
+    return load_settings().site_url
 
 
 def feedback_html(title: str, result: SubmissionResult, policy: str = "full", *, diagnoses: bool = True,

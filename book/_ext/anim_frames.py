@@ -21,7 +21,7 @@ from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
-FRAMES_ATTR = re.compile(r'data-frames="([^"]*)"')
+FRAMES_ATTR = re.compile(r'(data-frames(?:-narrow)?)="([^"]*)"')  # the frames, and those with the panels in one column
 DATA_URI = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
 IMAGE_DIR = "_images"
 
@@ -49,7 +49,7 @@ def externalize(html: str, page: Path, outdir: Path, *, relative_to_root: bool =
         return f"{prefix}/{name}"
 
     def one_attr(match: re.Match[str]) -> str:
-        return f'data-frames="{DATA_URI.sub(one_frame, match.group(1))}"'
+        return f'{match.group(1)}="{DATA_URI.sub(one_frame, match.group(2))}"'
 
     return FRAMES_ATTR.sub(one_attr, html), count
 
@@ -60,7 +60,7 @@ def _externalize_all(app: Sphinx, exception: Exception | None) -> None:
     outdir = Path(app.outdir)
     for page in outdir.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
-        if 'data-frames="data:' not in text:
+        if 'data-frames="data:' not in text and 'data-frames-narrow="data:' not in text:
             continue
         new, count = externalize(text, page, outdir, relative_to_root=app.builder.name == "singlehtml")
         page.write_text(new, encoding="utf-8")

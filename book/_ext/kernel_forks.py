@@ -218,6 +218,8 @@ def kernel_manager_class(forks: KernelForks) -> type:
     """An ``AsyncKernelManager`` whose kernels ``forks`` starts (for nbclient's ``kernel_manager_class``)."""
     from jupyter_client.manager import AsyncKernelManager
     from jupyter_client.provisioning import LocalProvisioner
+    from jupyter_core.paths import jupyter_runtime_dir
+    from jupyter_core.utils import ensure_dir_exists
 
     class ForkProvisioner(LocalProvisioner):
         async def launch_kernel(self, cmd: list[str], **kwargs: Any):
@@ -233,6 +235,13 @@ def kernel_manager_class(forks: KernelForks) -> type:
     class ForkKernelManager(AsyncKernelManager):
         async def _async_pre_start_kernel(self, **kw: Any):
             self.kernel_id = self.kernel_id or kw.pop("kernel_id", str(uuid.uuid4()))
+            # Unix sockets instead of TCP ports: no other user of the machine can reach the kernel (over TCP ipykernel
+            # warns, once per page, that anyone could), and no port can be taken between choosing and binding it.
+            # An absolute path: the kernel runs in the page's empty folder, the client elsewhere.
+            if self.transport == "tcp" and not self.connection_file:
+                ensure_dir_exists(jupyter_runtime_dir(), 0o700)  # the sockets in a folder only this user may enter
+                self.transport = "ipc"
+                self.ip = str(Path(jupyter_runtime_dir()) / f"kernel-{self.kernel_id}")
             if self.provisioner is None:
                 self.provisioner = ForkProvisioner(kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self)
             return await super()._async_pre_start_kernel(**kw)

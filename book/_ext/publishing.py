@@ -10,19 +10,13 @@ default ``deploy/local.yml``, the addresses of ``make serve``):
 * the launch buttons (JupyterHub with nbgitpuller, Binder, Colab): on only when the setting names a
   repository and the hub;
 
-and, on every page:
-
-* the page's notebook as ``.ipynb`` in the download menu (``_sources/<page>.ipynb``: the executed
-  notebook of the build, with every ``{instructor-only}`` block replaced by a placeholder in the
-  public build), so that it opens in Jupyter as it is;
-* the whole book as PDF (``course.pdf``, written by ``make pdf``) in the same menu.
+and, on every page, the whole book as PDF (``course.pdf``, written by ``make pdf``) in the download menu (the
+page's own notebook there: ``notebook_download.py``).
 """
 
 from __future__ import annotations
 
 import html
-
-import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -124,45 +118,6 @@ def _is_instructor(app: Sphinx) -> bool:
     return app.tags.has("instructor")
 
 
-def public_notebook(notebook: dict[str, Any], scrub) -> dict[str, Any]:
-    """The notebook with ``scrub`` applied to every markdown cell (instructor-only blocks removed)."""
-    cells = []
-    for cell in notebook.get("cells", []):
-        if cell.get("cell_type") == "markdown":
-            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-            cell = {**cell, "source": scrub(source)}
-        cells.append(cell)
-    return {**notebook, "cells": cells}
-
-
-def _executed_notebook(app: Sphinx, pagename: str, doctree: Any) -> Path | None:
-    if doctree is None or app.builder.format != "html" or app.builder.name == "singlehtml":
-        return None
-    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
-    return executed if executed.is_file() else None
-
-
-def _offer_notebook(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
-    """Let the theme's download menu offer ``_sources/<page>.ipynb``."""
-    if _executed_notebook(app, pagename, doctree) is not None:
-        context["ipynb_source"] = f"{pagename}.ipynb"
-
-
-def _write_notebook(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
-    """Write ``_sources/<page>.ipynb`` (after the theme's launch buttons, which copy the unscrubbed one)."""
-    executed = _executed_notebook(app, pagename, doctree)
-    if executed is None:
-        return
-    from instructor import scrub_text
-
-    notebook = json.loads(executed.read_text(encoding="utf-8"))
-    if not _is_instructor(app):
-        notebook = public_notebook(notebook, scrub_text)
-    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(notebook, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-
-
 def _pdf_download(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     """Add the whole book's PDF to the download menu of every page."""
     name = INSTRUCTOR_PDF if _is_instructor(app) else PUBLIC_PDF
@@ -220,8 +175,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     """Register the hooks; the settings are read when the configuration is ready."""
     app.connect("config-inited", _configure, priority=100)  # before the extensions that read these values
     app.connect("builder-inited", _patch_opengraph)
-    app.connect("html-page-context", _offer_notebook)
-    app.connect("html-page-context", _write_notebook, priority=503)
     app.connect("html-page-context", _pdf_download, priority=502)  # after the theme built its menu
     app.connect("build-finished", _sitemap_and_robots)
     app.connect("build-finished", _root_redirect, priority=400)  # before sphinx-external-toc's bare one

@@ -232,6 +232,8 @@ class QuizGroupDirective(SphinxDirective):
             explanation["data-correct"] = button["data-correct"]
             verdict = nodes.paragraph(classes=["quiz-verdict"])
             choice = f"选项 {letter}" if entry["kind"] == "single" else f"“{option['text']}”"
+            # which option this explanation is about: shown when every explanation is (quiz.css), not after a pick
+            verdict += nodes.inline(text=f"{choice}：", classes=["quiz-option-head"])
             verdict += nodes.strong(text=("✔ 回答正确" if correct else "✘ 回答错误"))
             verdict += nodes.inline(text=f"（你选择了{choice}）", classes=["quiz-chosen-note"])
             explanation += verdict

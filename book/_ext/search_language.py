@@ -18,6 +18,12 @@ token of a page's text.  Two kinds of them no query can use, and they made up ab
 (jieba, the course's dictionary ``search_terms.txt`` from ``html_search_options``, the English stemmer)
 unchanged.  Tested by ``tests/book/test_search.py``.
 
+The results' titles are text a reader can read (:func:`readable_titles`, after the index is written): a formula
+in a heading becomes plain text (``\\(m(S)\\)`` showed as TeX: the search page typesets nothing), and a page
+listed in the contents under a title of its own (``_toc.yml``'s ``title``: 第一章's page has the book's title)
+is listed so in the results too, as in the sidebar (two results were both titled 评价二分类模型).  The ranking:
+``_static/search_scorer.js``.
+
 It also keeps the Latin words it has seen in a set of its own.  Sphinx's keeps them in a list on the class, never
 emptied, and looks every word up in it before stemming: a linear search per word through every Latin word cut so
 far (28,000 stems of a build, 10 of a build's 70 s profiled, in every build of the course: public, instructor,
@@ -27,7 +33,10 @@ build's list, so the index is byte for byte the same (checked on both editions w
 
 from __future__ import annotations
 
+import html
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
@@ -69,7 +78,48 @@ class CourseChinese(SearchChinese):
         return searchable(stemmed_word)
 
 
+#: ``searchindex.js``: ``Search.setIndex(<JSON>)``.
+INDEX = re.compile(r"^Search\.setIndex\((?P<json>.*)\)\s*;?\s*$", re.S)
+#: A formula in a title as Sphinx writes it into the index (rendered HTML).
+TITLE_MATH = re.compile(r'<span class="math[^"]*">\\\((?P<tex>.*?)\\\)</span>', re.S)
+
+
+def _plain(tex: str) -> str:
+    from publishing import plain_math
+
+    return plain_math(tex)
+
+
+def readable_titles(index: dict[str, Any], toc_titles: dict[str, str]) -> dict[str, Any]:
+    """The index with every result title readable as text (see the module docstring).
+
+    ``index``: the frozen search index (``titles`` and ``docnames`` in one order, ``alltitles``: a section's title
+    -> ``[[doc number, anchor], ...]``); ``toc_titles``: docname -> its title in the contents, where that differs.
+    """
+    titles = [TITLE_MATH.sub(lambda m: html.escape(_plain(m["tex"])), title) for title in index["titles"]]
+    titles = [html.escape(toc_titles[doc]) if doc in toc_titles else title for doc, title in zip(index["docnames"], titles)]
+    alltitles: dict[str, list] = {}
+    for title, places in index["alltitles"].items():
+        alltitles.setdefault(_plain(title) if "\\" in title else title, []).extend(places)
+    return {**index, "titles": titles, "alltitles": alltitles}
+
+
+def _readable_titles(app: Sphinx, exception: Exception | None) -> None:
+    path = Path(app.outdir) / "searchindex.js"
+    if exception is not None or app.builder.name != "html" or not path.is_file():
+        return
+    match = INDEX.match(path.read_text(encoding="utf-8"))
+    if match is None:
+        raise ValueError(f"{path}: not Search.setIndex(...) as Sphinx writes it")
+    site_map = getattr(app.env, "external_site_map", None)
+    toc_titles = {doc: site_map[doc].title for doc in (site_map or {}) if site_map[doc].title} if site_map else {}
+    index = readable_titles(json.loads(match["json"]), toc_titles)
+    text = json.dumps(index, separators=(",", ":"), sort_keys=True)  # as Sphinx writes it
+    path.write_text(f"Search.setIndex({text})", encoding="utf-8")
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Register the course's Chinese search language (``html_search_language: zh``)."""
+    """Register the course's Chinese search language (``html_search_language: zh``) and the readable titles."""
     app.add_search_language(CourseChinese)
+    app.connect("build-finished", _readable_titles, priority=300)  # before page_speed.py reads the index
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

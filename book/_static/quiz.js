@@ -24,12 +24,21 @@
       if (on) { shown = e; }
     });
     quiz.setAttribute("data-answered", correct ? "right" : "wrong");
+    if (shown) { bringIntoView(shown.querySelector(".quiz-verdict") || shown); }
     // Screen readers hear the verdict from the quiz's live region (role=status).
     var status = quiz.querySelector(".quiz-status");
     if (status && shown) {
       var verdict = shown.querySelector(".quiz-verdict");
       status.textContent = verdict ? verdict.textContent.replace(/^[✔✘]\s*/, "") : (correct ? "回答正确" : "回答错误");
     }
+  }
+
+  // The verdict below the options is often off screen on a phone after a tap on one of the last options: it
+  // moves up to about a third of the screen (only when it is not already well in view).
+  function bringIntoView(element) {
+    var box = element.getBoundingClientRect(), height = window.innerHeight;
+    if (box.top >= height * 0.12 && box.bottom <= height * 0.8) { return; }
+    window.scrollBy({ top: box.top - height * 0.35, left: 0, behavior: "instant" });
   }
 
   // "Show every option's explanation" (for revision); a second click hides them again and leaves

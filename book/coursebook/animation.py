@@ -10,7 +10,11 @@ a small player:
   reader presses a button or moves the slider.  In the built site the Sphinx extension
   ``book/_ext/anim_frames.py`` moves these frames out of the HTML into ``_images/`` files, so the
   page itself carries the poster only; in a downloaded notebook they stay inline and it plays offline;
-* the PDF edition prints a strip of frames instead (``coursebook/print.js``).
+* the PDF edition prints a strip of frames instead (``coursebook/print.js``);
+* a figure whose panels sit side by side (the ROC animations: the samples and the curve) is rendered a
+  second time with its panels in one column, listed in ``data-frames-narrow``: in a box narrower than
+  :data:`NARROW_PX` (a phone) the player shows those frames, so the whole figure fits the screen with
+  readable labels instead of a wide frame cut at the screen's edge.
 
 Buttons carry Chinese labels; the markup keeps matplotlib's class names (``animation``,
 ``anim-slider``, ``anim-buttons``) so a reader (and the tests) find the same controls.
@@ -25,18 +29,23 @@ import uuid
 
 import numpy as np
 from matplotlib.animation import AbstractMovieWriter, Animation
+from matplotlib.figure import Figure
 from PIL import Image
 
 #: Palette size of the frames; the book's figures use fewer colours than this plus anti-aliasing.
 PALETTE_COLOURS = 64
+#: Below this width of the player's box (CSS px), the frames with the panels in one column are shown.
+NARROW_PX = 560
+#: Width (inches) of the one-column frames: at the figure's dpi, about twice a phone's 343 px box.
+NARROW_WIDTH_IN = 4.8
 
-_BUTTONS = (  # (action, text, Chinese label, English title kept for assistive tools)
-    ("first", "|◀◀", "第一帧", "First frame"),
-    ("prev", "◀|", "上一帧", "Previous frame"),
-    ("play", "▶", "播放", "Play"),
-    ("pause", "||", "暂停", "Pause"),
-    ("next", "|▶", "下一帧", "Next frame"),
-    ("last", "▶▶|", "最后一帧", "Last frame"),
+_BUTTONS = (  # (action, text, Chinese name: the button's tooltip and its name for assistive tools)
+    ("first", "|◀◀", "第一帧"),
+    ("prev", "◀|", "上一帧"),
+    ("play", "▶", "播放"),
+    ("pause", "||", "暂停"),
+    ("next", "|▶", "下一帧"),
+    ("last", "▶▶|", "最后一帧"),
 )
 
 _PLAYER_JS = """
@@ -45,9 +54,12 @@ _PLAYER_JS = """
   window.courseFramePlayer = function (box) {
     if (!box || box.dataset.ready) return;
     box.dataset.ready = "1";
-    var frames = (box.getAttribute("data-frames") || "").split(/\\s+/).filter(Boolean);
+    function list(name) { return (box.getAttribute(name) || "").split(/\\s+/).filter(Boolean); }
+    var wide = list("data-frames"), narrow = list("data-frames-narrow");
     var img = box.querySelector("img.anim-frame"), slider = box.querySelector("input.anim-slider");
     var interval = parseInt(box.getAttribute("data-interval") || "500", 10), timer = null, loaded = null;
+    function pick() { return narrow.length && box.clientWidth < NARROW_PX ? narrow : wide; }
+    var frames = pick();
     function load() {
       if (loaded) return;
       loaded = frames.map(function (src) { var im = new Image(); im.src = src; return im; });
@@ -59,6 +71,14 @@ _PLAYER_JS = """
       img.src = frames[k];
       img.alt = box.getAttribute("data-alt") + "（第 " + (k + 1) + " / " + frames.length + " 帧）";
     }
+    function fit() {  // the layout for this width: only the frame in view is fetched
+      var f = pick();
+      if (f === frames && img.getAttribute("src") === frames[+slider.value]) return;
+      frames = f; loaded = null;
+      img.src = frames[+slider.value];
+    }
+    if (frames !== wide) img.src = frames[0];
+    window.addEventListener("resize", fit);
     function pause() { if (timer) { clearInterval(timer); timer = null; } }
     function play() {
       pause(); load();
@@ -134,10 +154,13 @@ def data_uri(png: bytes) -> str:
 class FramePlayer:
     """HTML of a frame player; displayed by IPython/myst-nb through ``_repr_html_``."""
 
-    def __init__(self, frames: list[bytes], interval_ms: int, alt: str) -> None:
+    def __init__(self, frames: list[bytes], interval_ms: int, alt: str, narrow: list[bytes] | None = None) -> None:
         if not frames:
             raise ValueError("动画至少需要一帧")
+        if narrow is not None and len(narrow) != len(frames):
+            raise ValueError(f"单列版本的帧数（{len(narrow)}）与动画的帧数（{len(frames)}）不同")
         self.frames = frames
+        self.narrow = narrow or []
         self.interval_ms = int(interval_ms)
         self.alt = alt
 
@@ -146,19 +169,20 @@ class FramePlayer:
         last = len(uris) - 1
         alt = html.escape(self.alt, quote=True)
         buttons = "".join(
-            f'<button type="button" data-action="{action}" title="{title}" aria-label="{label}">{text}</button>'
-            for action, text, label, title in _BUTTONS
+            f'<button type="button" data-action="{action}" title="{label}" aria-label="{label}">{text}</button>'
+            for action, text, label in _BUTTONS
         )
         ident = uuid.uuid4().hex[:12]
+        narrow = f'data-frames-narrow="{" ".join(data_uri(f) for f in self.narrow)}" ' if self.narrow else ""
         return (
             f"<style>{_CSS}</style>"
             f'<div class="animation course-anim" id="anim-{ident}" data-interval="{self.interval_ms}" '
-            f'data-alt="{alt}" data-frames="{" ".join(uris)}">'
+            f'data-alt="{alt}" {narrow}data-frames="{" ".join(uris)}">'
             f'<img class="anim-frame" src="{uris[0]}" alt="{alt}（第 1 / {last + 1} 帧）" decoding="async">'
             f'<div class="anim-controls"><input type="range" class="anim-slider" min="0" max="{last}" step="1" value="0" '
             f'aria-label="{alt}：选择帧">'
             f'<div class="anim-buttons">{buttons}</div></div></div>'
-            f"<script>{_PLAYER_JS}</script>"
+            f"<script>{_PLAYER_JS.replace('NARROW_PX', str(NARROW_PX))}</script>"
         )
 
 
@@ -175,5 +199,26 @@ def frame_player(anim: Animation, alt: str, *, dpi: float | None = None) -> Fram
         Resolution of the frames (default: the figure's).
     """
     frames = render_frames(anim, dpi)
+    narrow = render_frames(anim, dpi) if one_column(anim._fig) else None
     interval = getattr(anim, "_interval", 500)
-    return FramePlayer(frames, int(np.clip(interval, 50, 5000)), alt)
+    return FramePlayer(frames, int(np.clip(interval, 50, 5000)), alt, narrow)
+
+
+def one_column(fig: Figure) -> bool:
+    """Lay out a figure whose panels sit side by side in one row as one column, :data:`NARROW_WIDTH_IN` wide
+    (the panels in their left-to-right order, top to bottom; the title stays on top).
+
+    Returns False, leaving the figure as it is, when it has a single panel or its panels are not in one row.
+    """
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.get_subplotspec() is not None]
+    if len(axes) < 2 or len({round(ax.get_position().y0, 2) for ax in axes}) != 1:
+        return False
+    axes.sort(key=lambda ax: ax.get_position().x0)
+    width, height = fig.get_size_inches()
+    grid = fig.add_gridspec(len(axes), 1)
+    for k, ax in enumerate(axes):
+        ax.set_subplotspec(grid[k])
+    panel = width / len(axes)  # each panel keeps about its own proportions, scaled to the column's width
+    fig.set_size_inches(NARROW_WIDTH_IN, len(axes) * height * NARROW_WIDTH_IN / panel / 1.15)
+    fig.tight_layout()
+    return True

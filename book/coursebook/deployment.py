@@ -5,8 +5,10 @@ base URL, the interactive demo, the submission service and (optionally) a Jupyte
 Colab and the source repository for launch buttons.  They come from ONE YAML file:
 
 * ``COURSE_SITE_CONFIG=/path/to/site.yml`` (environment variable) names the file;
-* unset, :data:`LOCAL_SETTINGS` (``deploy/local.yml``) is used: the addresses of ``make serve``
-  (book on 127.0.0.1:8000, demo on :8050, submission service on :8060).
+* unset, :data:`LOCAL_SETTINGS` (``deploy/local.yml``) is used: the addresses of ``make serve`` with its
+  default ports (book on 127.0.0.1:8000, demo on :8050, submission service on :8060).  The Makefile's targets
+  that build or start the course set it to a file written from their HOST and ports (``SERVE_SITE``), so
+  ``make serve PORT=9000 ...`` links to its own ports everywhere.
 
 Keys (all optional in the file; missing keys take the local value, launch keys default to off)::
 
@@ -23,6 +25,7 @@ Keys (all optional in the file; missing keys take the local value, launch keys d
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -36,6 +39,7 @@ LOCAL_SETTINGS = ROOT / "deploy" / "local.yml"
 COLAB_URL = "https://colab.research.google.com"
 _URL_KEYS = ("site_url", "demo_url", "submit_url", "repository_url", "jupyterhub_url", "binderhub_url")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1", "0.0.0.0")
+ASSIGNMENT_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
 class SettingsError(ValueError):
@@ -70,6 +74,19 @@ class SiteSettings:
             "colab_url": COLAB_URL if self.colab and self.repository_url else "",
             "thebe": False,
         }
+
+    def assignment_url(self, assignment: str) -> str:
+        """The page of ``assignment`` on the submission service: ``submit_url`` (an opaque base, whatever its path)
+        followed by ``assignments/<name>``.
+
+        Raises
+        ------
+        ValueError
+            ``assignment`` is not an assignment's name (letters, digits and ``_``).
+        """
+        if not ASSIGNMENT_NAME.fullmatch(assignment):
+            raise ValueError(f"{assignment!r} is not an assignment's name (letters, digits and _)")
+        return f"{self.submit_url}assignments/{assignment}"
 
     @property
     def is_local(self) -> bool:

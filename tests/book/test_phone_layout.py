@@ -211,14 +211,42 @@ def test_wide_figures_keep_a_readable_width_on_a_phone(browser, site_url):
                 assert box[1] in ("auto", "scroll") and box[0] <= 375, f"{page}: the figure's box does not scroll: {box}"
             overflow = tab.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
             assert overflow <= 1
+    finally:
+        ctx.close()
+
+
+#: Of the animation's frame on screen: its width, its box's width and scroll width, its natural size.
+FRAME_FIT = """img => { const box = img.closest('div.animation'); const r = img.getBoundingClientRect();
+  return {shown: r.width, box: box.clientWidth, scroll: box.scrollWidth, natural: [img.naturalWidth, img.naturalHeight]}; }"""
+
+
+@pytest.mark.parametrize("size", ["375", "1280"])
+def test_roc_animations_show_the_whole_figure(browser, site_url, size):
+    """On a phone the ROC animations show frames with their panels in one column, the whole frame in its box
+    (the title and the ROC curve in view, nothing to scroll); on a computer the frames with the panels side by side."""
+    ctx = browser.new_context(**SIZES[size])
+    tab = ctx.new_page()
+    try:
         tab.goto(f"{site_url}/book/binary/roc.html", wait_until="load")
-        frames = tab.locator("article div.animation img.anim-frame")
-        assert frames.count() >= 2
-        for i in range(frames.count()):
-            frames.nth(i).scroll_into_view_if_needed()
-            width = frames.nth(i).evaluate("i => i.getBoundingClientRect().width")
-            assert width >= 600, f"ROC animation {i} is {width:.0f} px wide on a phone: its labels are unreadable"
-            frames.nth(i).screenshot(path=str(SHOTS / f"roc-animation-{i}-375.png"))
+        tab.evaluate("document.documentElement.classList.add('course-all-sections')")
+        animations = tab.locator("article div.animation")
+        assert animations.count() >= 2
+        for i in range(animations.count()):
+            anim = animations.nth(i)
+            frame = anim.locator("img.anim-frame")
+            anim.scroll_into_view_if_needed()
+            for step in ("first", "last"):
+                anim.locator(f"button[data-action='{step}']").click()
+                tab.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=frame.element_handle(), timeout=30_000)
+                fit = frame.evaluate(FRAME_FIT)
+                assert fit["shown"] <= fit["box"] + 0.5 and fit["scroll"] <= fit["box"] + 1, f"animation {i} ({step}): {fit}"
+                width, height = fit["natural"]
+                if size == "375":
+                    assert height > width, f"animation {i} ({step}): a phone gets the one-column frames, not {width}x{height}"
+                    assert fit["shown"] >= 300, f"animation {i} is only {fit['shown']:.0f} px wide on a phone"
+                else:
+                    assert width > height, f"animation {i} ({step}): a computer gets the side-by-side frames, not {width}x{height}"
+            anim.screenshot(path=str(SHOTS / f"roc-animation-{i}-{size}.png"))
         assert tab.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1
     finally:
         ctx.close()

@@ -235,4 +235,7 @@ def test_the_service_icon_is_the_book_icon():
     from autograder.service.web.render import STATIC
 
     assert (STATIC / "favicon.svg").read_bytes() == (REPO / "book" / "_static" / "favicon.svg").read_bytes()
-    assert '"static/*.svg"' in (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    import tomllib
+
+    package_data = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]
+    assert "*.svg" in package_data["autograder.service.static"]
