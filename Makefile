@@ -25,11 +25,11 @@ LTI_PORT ?= 8070
 # setting (book/coursebook/deployment.py) that every target below builds or starts with.  Unless COURSE_SITE_CONFIG
 # is given (a published build: docs/deploy.md), it is SERVE_SITE, written from HOST and the ports of this run, so
 # `make serve PORT=9000 DEMO_PORT=9050 SUBMIT_PORT=9060` links to 9000/9050/9060 everywhere (the defaults give
-# deploy/local.yml's addresses).  The submission service's address is an opaque base: the book adds
-# assignments/<name> to it.
+# deploy/local.yml's addresses).  The submission service's address is its course's (the demo's first course,
+# /c/bin-2026/), an opaque base: the book adds assignments/<name> to it.
 SITE_URL ?= http://$(HOST):$(PORT)/
 DEMO_URL ?= http://$(HOST):$(DEMO_PORT)/
-SUBMIT_URL ?= http://$(HOST):$(SUBMIT_PORT)/
+SUBMIT_URL ?= http://$(HOST):$(SUBMIT_PORT)/c/bin-2026/
 SERVE_SITE ?= _build/serve-site.yml
 COURSE_SITE_CONFIG ?= $(abspath $(SERVE_SITE))
 # the environment of every command below that builds or starts part of the course (the tests keep their own)

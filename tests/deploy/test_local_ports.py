@@ -43,7 +43,7 @@ def test_make_writes_its_ports_into_the_deployment_setting(tmp_path):
     _make("site-config", *(f"{k}={v}" for k, v in PORTS.items()), f"SERVE_SITE={site}")
     settings = load_settings(site)
     assert (settings.site_url, settings.demo_url, settings.submit_url) == (
-        "http://127.0.0.1:9100/", "http://127.0.0.1:9150/", "http://127.0.0.1:9160/")
+        "http://127.0.0.1:9100/", "http://127.0.0.1:9150/", "http://127.0.0.1:9160/c/bin-2026/")  # the demo's first course
     default = tmp_path / "default.yml"
     _make("site-config", f"SERVE_SITE={default}")
     assert load_settings(default) == load_settings(ROOT / "deploy" / "local.yml")

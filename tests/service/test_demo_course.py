@@ -38,7 +38,7 @@ def test_demo_course_serves_pages_with_the_printed_codes():
         with httpx.Client(base_url=f"{base}/c/bin-2026/", headers={"Authorization": f"Bearer {codes['bin-2026']['s001']}"}) as c:
             rules = {a["name"]: a for a in c.get("/api/v1/assignments").json()["assignments"]}
         # every assignment the book's assignment page lists, all open
-        book = re.findall(r"^\| `(ps\d_\w+)` \|", (REPO / "book" / "assignments" / "index.md").read_text(encoding="utf-8"), re.M)
+        book = re.findall(r"^\| \{assignment\}`(ps\d_\w+)` \|", (REPO / "book" / "assignments" / "index.md").read_text(encoding="utf-8"), re.M)
         assert len(book) == 5 and [n for n, a in rules.items() if a["open"]] == book
         assert rules["ps3_pr_ap"]["late_penalty"] == 0.5  # in its late period: open, with a penalty
         def me(course: str, who: str) -> httpx.Response:
