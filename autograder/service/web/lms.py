@@ -127,7 +127,7 @@ def _authority(request: Request, who: auth.Caller, form: dict[str, str]) -> Resp
     on = form.get("authority") == "1"
     bindings.set_authority(service.site, found.key, service.course.id, on)
     return _page(request, who, f"“{found.context_title or found.context_id}”" + (
-        "现在按学号或邮箱关联名单中的学生" if on else "不再按学号或邮箱关联名单；学生首次打开时用访问码确认"))
+        "现在按课程平台给出的学号关联名单中的学生" if on else "不再按课程平台给出的学号关联名单；学生首次打开时用访问码确认"))
 
 
 async def authority(request: Request) -> Response:
