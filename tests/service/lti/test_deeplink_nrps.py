@@ -182,3 +182,26 @@ def test_instructor_page_shows_failed_passbacks_and_retries_them(tool, platform)
     assert "已重新排队 1 条" in visible_text(retried)
     platform.mode = "up"
     assert worker(tool).run_once() == 1 and passback.summary(tool.db)["sent"] == 1
+
+
+def test_the_fake_lms_shows_what_an_lms_would(running_platform):
+    """What ``make serve``'s fake LMS shows a person trying the tool: each LMS course's gradebook by name with a
+    column per line item and the latest score of each cell; its members for a roster sync (from its enrolments);
+    an activity added by deep linking on the LMS course's page."""
+    from autograder.commands.lti_demo import INSTRUCTOR as TEACHING
+
+    p = running_platform
+    p.users = {"zs": User("sub-zs", "张三", "zs@example.edu", LEARNER, sourcedid="s001"),
+               "t": User("sub-t", "王老师", "t@example.edu", TEACHING)}
+    p.contexts, p.enrolments = {"course-1": "BIN101"}, {"course-1": {"zs": LEARNER, "t": TEACHING}}
+    p.lineitems = {"course-1": [{"id": f"{p.base}/api/lti/courses/course-1/line_items/abc?v=1", "label": "作业 2：ROC"}]}
+    p.scores = [{"userId": "sub-zs", "scoreGiven": g, "scoreMaximum": 69.0, "timestamp": t, "context": "course-1", "lineitem": "abc"}
+                for g, t in ((40.0, "1"), (60.0, "2"))]
+    p.links, p.custom = {"course-1": [("link-1", "作业 1")]}, {"link-1": {"assignment": ASSIGNMENT}}
+    front = visible_text(httpx.get(p.base + "/", timeout=10))
+    assert "BIN101" in front and "作业 2：ROC" in front and "张三 60 / 69" in front and "40 / 69" not in front
+    members = p.enrolled_members("course-1")
+    assert {(m["name"], m["lis_person_sourcedid"]) for m in members} == {("张三", "s001"), ("王老师", "")}
+    p.links["course-1"] = p.links["course-1"] + [("dl-9", "作业 3：PR")]  # as a deep-linking return adds it
+    page = visible_text(httpx.get(p.base + "/courses/course-1?user=zs", timeout=10))
+    assert "这门课的其他活动" in page and "作业 3：PR" in page

@@ -183,6 +183,8 @@ def test_instructor_deep_links_an_assignment_inside_the_iframe(site, browser, wi
     frame.locator("#added").wait_for(timeout=30000)
     assert "已添加 1 项：作业 1：固定阈值指标" in frame.locator("#added").inner_text()
     assert len(platform.deep_link_responses) == before + 1
+    link, title = platform.links["course-1"][-1]  # the LMS course's page lists the new activity, which opens it
+    assert title == "作业 1：固定阈值指标" and platform.custom[link] == {"assignment": A1}
     ctx.close()
 
 
