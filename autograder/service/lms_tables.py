@@ -59,7 +59,9 @@ STATES = sa.Table(
     sa.Column("nonce", sa.String(64), nullable=False),
     sa.Column("platform_id", sa.Integer, nullable=False),
     sa.Column("browser", sa.String(64), nullable=False),  # SHA-256 of the launch cookie's value
+    sa.Column("address", sa.String(64), nullable=False, default=""),  # the client's (launch.STATES_PER_ADDRESS)
     sa.Column("created_at", sa.Float, nullable=False),
+    sa.Index("ix_lti_states_address", "address"),
 )
 
 NONCES = sa.Table(

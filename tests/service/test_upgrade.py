@@ -3,7 +3,8 @@ course ``default`` keeps everything: accounts and their codes, attempts and the 
 LMS people and what was passed back.  On SQLite and PostgreSQL, with two service processes starting at once.
 
 What the upgrade decides (migration ``s001``): every LMS course the service had seen a launch from is bound to the
-course, active, but not an authority on its roster; ``lti_users`` keeps the person -> account links, its last LMS
+course, none an authority on its roster - active where students launched or grades went, waiting for confirmation
+where only a teacher launched (a student's own sandbox); ``lti_users`` keeps the person -> account links, its last LMS
 course becoming a membership (``c002``); the assignments a course's LMS had a column of count as linked there.
 """
 
@@ -111,7 +112,10 @@ def check_upgraded(url: str, tmp_path) -> None:
             assert con.execute(sa.select(LINKS.c.context_id, LINKS.c.assignment)).all() == [("course-1", A1)]
             assert con.execute(sa.text("SELECT COUNT(*) FROM lti_handoffs")).scalar() == 0  # transient tickets: gone
         found = {b.context_id: b for b in bindings.of_course(db, courses.UPGRADED.id)}
-        assert set(found) == {"course-1", "chen-sandbox"} and all(b.active and not b.roster_authority for b in found.values())
+        assert set(found) == {"course-1", "chen-sandbox"} and not any(b.roster_authority for b in found.values())
+        # the class's LMS course (students launched, grades went) stays bound; the sandbox only a teacher launched
+        # from - the escalation of the one-course service - waits for the course's instructor to confirm it
+        assert found["course-1"].active and not found["chen-sandbox"].active
         service = service_of(db, tmp_path)
         sheet = service.submissions.grades_csv()
         assert "s001" in sheet and "张三" in sheet and "李四" in sheet

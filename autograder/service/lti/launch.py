@@ -41,6 +41,9 @@ from .registry import Platform, PlatformKeys
 from ..lms_tables import NONCES, STATES
 
 STATE_SECONDS = 600
+#: Login initiations one client address may have waiting at once (each stores a state row until it is used or expires):
+#: an outsider cannot fill the database, while a class behind one school NAT launching together stays far below it.
+STATES_PER_ADDRESS = 500
 LEEWAY = 60  # seconds of clock skew allowed between the LMS and this service
 MAX_AGE = 3600  # a token issued longer ago than this is refused even if its exp is later
 MAX_TOKEN = 64 * 1024
@@ -115,8 +118,10 @@ def browser_hash(cookie_value: str) -> str:
     return hashlib.sha256(("lti-browser:" + cookie_value).encode()).hexdigest()
 
 
-def begin(db: Database, params: dict[str, str], redirect_uri: str, browser: str, now: float | None = None) -> LoginRedirect:
-    """The authorization request for a third-party initiated login (``params``: the login request's fields)."""
+def begin(db: Database, params: dict[str, str], redirect_uri: str, browser: str, now: float | None = None, *,
+          address: str = "") -> LoginRedirect:
+    """The authorization request for a third-party initiated login (``params``: the login request's fields) from
+    client ``address`` (at most :data:`STATES_PER_ADDRESS` waiting at once)."""
     issuer, hint = params.get("iss", ""), params.get("login_hint", "")
     if not issuer or not hint:
         raise LaunchRefused("登录请求缺少 iss 或 login_hint：请从课程平台（LMS）中打开本作业")
@@ -130,8 +135,11 @@ def begin(db: Database, params: dict[str, str], redirect_uri: str, browser: str,
     now = now or time.time()
     with db.write() as con:
         con.execute(sa.delete(STATES).where(STATES.c.created_at < now - STATE_SECONDS))
+        waiting = con.execute(sa.select(sa.func.count()).select_from(STATES).where(STATES.c.address == address[:64])).scalar()
+        if waiting >= STATES_PER_ADDRESS:
+            raise LaunchRefused("从这个网络地址发起的登录太多，请几分钟后再从课程平台打开", 429)
         con.execute(sa.insert(STATES).values(state=state, nonce=nonce, platform_id=platform.id, browser=browser_hash(browser),
-                                             created_at=now))
+                                             address=address[:64], created_at=now))
     out = {"scope": "openid", "response_type": "id_token", "response_mode": "form_post", "prompt": "none",
            "client_id": platform.client_id, "redirect_uri": redirect_uri, "login_hint": hint, "state": state, "nonce": nonce}
     if params.get("lti_message_hint"):

@@ -159,7 +159,8 @@ async def login(request: Request) -> Response:
     site = site_of(request)
     params = await _form(request) if request.method == "POST" else dict(request.query_params.items())
     browser = _browser(request) or secrets.token_urlsafe(32)
-    out = await run_in_threadpool(launch.begin, site.db, params, site.public_url + "/lti/launch", browser)
+    out = await run_in_threadpool(lambda: launch.begin(site.db, params, site.public_url + "/lti/launch", browser,
+                                                       address=auth.client_address(request)))
     response = RedirectResponse(f"{out.url}{'&' if '?' in out.url else '?'}{urlencode(out.params)}", status_code=302,
                                 headers={"Content-Security-Policy": csp(out.platform.origins())})
     response.headers.append("Set-Cookie", _browser_cookie(request, browser, BROWSER_SECONDS))

@@ -294,3 +294,18 @@ def test_over_https_the_launch_cookie_is_host_only_and_a_planted_one_is_ignored(
     tool.client.cookies.set("lti_browser", again.headers["set-cookie"].split(";", 1)[0].split("=", 1)[1],
                             domain="tool.test", path="/lti/")  # the right value, under the name HTTP uses
     refused(tool, tool.client.post("/lti/launch", data=form), "不是从这个浏览器发起的", 403)
+
+
+def test_one_address_cannot_fill_the_database_with_login_states(tool, platform, monkeypatch):
+    """Login initiation is unauthenticated and stores a state row for ten minutes: one client address has at most
+    ``STATES_PER_ADDRESS`` waiting; others are not held up by it."""
+    monkeypatch.setattr(lti_launch, "STATES_PER_ADDRESS", 3)
+    for _ in range(3):
+        assert login(tool, platform, "alice").status_code == 302
+    r = login(tool, platform, "alice")
+    refused(tool, r, "登录太多", 429)
+    with tool.db.read() as con:
+        assert con.execute(sa.text("SELECT COUNT(*) FROM lti_states")).scalar() == 3
+    other = tool.client.get("/lti/login", params={"iss": platform.issuer, "login_hint": "bob", "client_id": platform.client_id},
+                            headers={"X-Forwarded-For": "10.9.9.9"})  # not trusted: the same client address
+    assert other.status_code == 429
