@@ -22,7 +22,7 @@ DEMO_PORT ?= 8050
 SUBMIT_PORT ?= 8060
 LTI_PORT ?= 8070
 
-.PHONY: serve demo submit test test-fast test-durations lint setup setup-files system book book-instructor pdf pdf-instructor bench bench-pages freeze clean
+.PHONY: serve demo submit test test-fast test-durations lint setup setup-files system book book-instructor pdf pdf-instructor public bench bench-pages freeze clean
 
 # The demo and the submission service (a throwaway demo course: three students and an instructor, their
 # access codes printed below) run in the background and stop together with the book server (Ctrl-C).
@@ -130,6 +130,12 @@ pdf: setup
 # Instructor PDF edition: _build/pdf/course-instructor.pdf (and into the instructor site, if built).
 pdf-instructor: setup
 	$(BIN)/python -m coursebook.pdf --instructor
+
+# The student-facing course, exported and checked for answers, hidden tests and instructor-only content:
+# _build/public/{site,course.pdf,notebooks,repository} (autograder export-public; docs/public-private.md).
+public: book pdf
+	rm -rf _build/public
+	$(BIN)/autograder export-public _build/public
 
 bench: setup
 	$(BIN)/python bench/bench_ranking.py
