@@ -26,6 +26,11 @@ def _footer(app: Sphinx, pagename: str, templatename: str, context: dict, doctre
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Give every page's template the footer's licence statement."""
+    """Give every page's template the footer's licence statement.
+
+    The statement is also a configuration value that rebuilds the HTML: an incremental build rewrites only the
+    pages whose source changed, so without it a changed statement would stay old on every other page.
+    """
+    app.add_config_value("course_licence_notice", licence.notice("{author}", "{copyright}"), "html")
     app.connect("html-page-context", _footer)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

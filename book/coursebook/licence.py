@@ -41,11 +41,12 @@ CODE = Licence("代码", "MIT", "MIT 许可证（MIT License）", "https://opens
 
 def notice(holder: str, year: str, link: Callable[[str, str], str] | None = None) -> str:
     """The licence statement in one line: plain text, or with links made by ``link(text, target)``, whose target is a
-    licence's deed or :data:`PAGE` (the footer links them; the PDF's cover prints the text)."""
+    licence's deed or :data:`PAGE` (the footer links them; the PDF's cover prints the text).  Each link's text has
+    a Chinese word: the page's interface is Chinese, a bare "MIT" would read as an English interface string."""
     def a(text: str, target: str) -> str:
         return link(text, target) if link else text
 
-    return (f"© {year} {holder}。{TEXT.covers}采用 {a(TEXT.short, TEXT.url)} 许可，{CODE.covers}采用 {a(CODE.short, CODE.url)} 许可；"
+    return (f"© {year} {holder}。{TEXT.covers}采用 {a(TEXT.short + ' 许可', TEXT.url)}，{CODE.covers}采用 {a(CODE.short + ' 许可', CODE.url)}；"
             f"第三方材料保留各自的许可，见{a('“版权与许可”', PAGE)}。")
 
 

@@ -280,13 +280,13 @@ def calendar_markdown(calendar: tuple[Week, ...] = CALENDAR, assignments: tuple[
 
 def workload_markdown(loads: list[Workload]) -> str:
     """The workload estimate as a MyST table."""
-    rows = [[w.title, str(w.functions), str(w.solution_lines), str(w.instruction_chars),
+    rows = [[w.title, f"{w.functions} 个函数，解答代码 {w.solution_lines} 行，说明 {w.instruction_chars} 字",
              f"{w.hours_fast:g}–{w.hours_slow:g}"] for w in loads]
-    return _table(["作业", "要实现的函数", "参考解答的有效代码行", "说明文字（字）", "估计时间（小时）"], rows)
+    return _table(["作业", "要做的事（按参考解答计）", "估计时间（小时）"], rows)
 
 
 def zhou_markdown(entries: tuple[ZhouTerm, ...] = ZHOU_CH2, terms: dict[str, str] | None = None) -> str:
     """The mapping onto 周志华《机器学习》 chapter 2 as a MyST table (course sections as links)."""
     terms = glossary_terms() if terms is None else terms
-    rows = [[e.zhou, e.section, course_words(e, terms), f"{{ref}}`{e.label}`", e.note or "—"] for e in entries]
-    return _table(["周书的术语", "周书小节", "本课程的用词", "本课程的小节", "说明"], rows)
+    rows = [[f"{e.zhou}（{e.section}）", f"{course_words(e, terms)}：{{ref}}`{e.label}`", e.note or "—"] for e in entries]
+    return _table(["周书的术语（小节）", "本书的用词与小节", "说明"], rows)

@@ -32,7 +32,7 @@ def test_the_notice_names_both_licences_and_links_the_page():
     plain = licence.notice("课程团队", "2026")
     assert plain.startswith("© 2026 课程团队。") and licence.TEXT.short in plain and licence.CODE.short in plain
     linked = licence.notice("课程团队", "2026", lambda text, target: f"[{text}]({target})")
-    assert f"[{licence.TEXT.short}]({licence.TEXT.url})" in linked and f"({licence.PAGE})" in linked
+    assert f"[{licence.TEXT.short} 许可]({licence.TEXT.url})" in linked and f"({licence.PAGE})" in linked
 
 
 def test_the_licence_page_says_why_and_is_in_the_book():

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -86,7 +87,7 @@ def test_every_page_s_footer_states_both_licences_and_links_the_licence_page(boo
         assert "版权所有" not in page.read_text(encoding="utf-8"), page
         assert licence.TEXT.short in text and licence.CODE.short in text, (page, text)
         hrefs = {a.get_text(strip=True): a["href"] for a in footer.find_all("a")}
-        assert hrefs[licence.TEXT.short] == licence.TEXT.url and hrefs[licence.CODE.short] == licence.CODE.url
+        assert hrefs[f"{licence.TEXT.short} 许可"] == licence.TEXT.url and hrefs[f"{licence.CODE.short} 许可"] == licence.CODE.url
         target = urljoin(site + page.relative_to(book_html).as_posix(), hrefs["“版权与许可”"])  # relative, or rooted (404)
         assert target == f"{site}{licence.PAGE}.html", (page, target)
     assert (book_html / f"{licence.PAGE}.html").is_file()
@@ -123,9 +124,9 @@ def test_the_teaching_page_shows_the_calendar_the_workload_and_the_zhou_table(bo
     assert [row[0] for row in calendar] == [str(w.number) for w in teaching.CALENDAR]
     assert all(tables[0].select("tbody tr")[i].find_all("a") for i in range(len(teaching.CALENDAR) - 1))  # pages linked
     loads = teaching.workload()
-    assert [row[2] for row in workload] == [str(w.solution_lines) for w in loads]
-    assert [row[4] for row in workload] == [f"{w.hours_fast:g}–{w.hours_slow:g}" for w in loads]
-    assert [row[0] for row in zhou] == [e.zhou for e in teaching.ZHOU_CH2]
+    assert [re.search(r"解答代码 (\d+) 行", row[1]).group(1) for row in workload] == [str(w.solution_lines) for w in loads]
+    assert [row[2] for row in workload] == [f"{w.hours_fast:g}–{w.hours_slow:g}" for w in loads]
+    assert [row[0] for row in zhou] == [f"{e.zhou}（{e.section}）" for e in teaching.ZHOU_CH2]
     assert len(tables[2].select("tbody a.reference.internal")) == len(teaching.ZHOU_CH2)
 
 
