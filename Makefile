@@ -35,7 +35,7 @@ COURSE_SITE_CONFIG ?= $(abspath $(SERVE_SITE))
 # the environment of every command below that builds or starts part of the course (the tests keep their own)
 SITE_ENV := COURSE_SITE_CONFIG='$(COURSE_SITE_CONFIG)'
 
-.PHONY: serve demo submit test test-fast test-durations lint setup setup-files system book book-instructor pdf pdf-instructor bench bench-pages freeze clean site-config
+.PHONY: serve demo submit test test-fast test-durations lint setup setup-files system book book-instructor pdf pdf-instructor bench bench-pages freeze public clean site-config
 
 # The demo and the submission service (a throwaway demo course: three students and an instructor, their
 # access codes printed below) run in the background and stop together with the book server (Ctrl-C).
@@ -154,6 +154,12 @@ pdf: setup site-config
 # Instructor PDF edition: _build/pdf/course-instructor.pdf (and into the instructor site, if built).
 pdf-instructor: setup site-config
 	$(SITE_ENV) $(BIN)/python -m coursebook.pdf --instructor
+
+# The student-facing course, exported and checked for answers, hidden tests and instructor-only content:
+# _build/public/{site,course.pdf,notebooks,repository} (autograder export-public; docs/public-private.md).
+public: book pdf
+	rm -rf _build/public
+	$(BIN)/autograder export-public _build/public
 
 bench: setup
 	$(BIN)/python bench/bench_ranking.py

@@ -1,5 +1,5 @@
-"""Command line: ``autograder grade``, ``generate``, ``check-exercises``, ``serve``, ``course``, ``admin``, ``roster``
-and ``lti``."""
+"""Command line: ``autograder grade``, ``generate``, ``check-exercises``, ``serve``, ``course``, ``admin``, ``roster``,
+``lti``, ``export-public`` and ``scan-public``."""
 
 from __future__ import annotations
 
@@ -42,9 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--exercises")
 
     add_service_commands(sub)
-    from .commands import lti
+    from .commands import lti, public_export, public_scan
 
     lti.add_parser(sub)
+    public_export.add_parser(sub)
+    public_scan.add_parser(sub)
 
     sb = sub.add_parser("sandbox", help="沙箱：准备 cgroup 委派，查看生效的限制")
     sbs = sb.add_subparsers(dest="sandbox_command", required=True)
@@ -74,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
         from .commands import lti
 
         return lti.main(args)
+    if args.command in ("export-public", "scan-public"):
+        from .commands import public_export, public_scan
+
+        return (public_export if args.command == "export-public" else public_scan).main(args)
     try:
         if args.command == "grade":
             return grade.grade(args)

@@ -6,7 +6,7 @@
 2. the page is served on 127.0.0.1 and opened in headless chromium (Playwright) with print media;
    its formulas were typeset at build time (book/_ext/static_math.py), so :data:`PRINT_SCRIPT` at once
    turns the web page into a book:
-   cover with the links to the site, the demo and the submission service, a table of contents,
+   cover with the links to the site, the demo and the submission service and the licences, a table of contents,
    quizzes as printed questions with an appendix of answers and per-option explanations, every
    animation as a strip of frames, the address next to every external link;
 3. chromium prints it (A4, page numbers, bookmarks from the headings, fonts embedded); a first pass
@@ -37,6 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import licence
 from .deployment import ROOT, SiteSettings, load_settings
 
 CHROMIUM = "/usr/bin/chromium"
@@ -148,6 +149,13 @@ def toc_outline(toc_file: Path = ROOT / "_toc.yml") -> tuple[str, list[dict]]:
     return toc["root"], parts
 
 
+def yaml_config(config_file: Path = ROOT / "_config.yml") -> dict:
+    """The book's ``_config.yml`` (its author and copyright year go on the cover with the licences)."""
+    import yaml
+
+    return yaml.safe_load(config_file.read_text(encoding="utf-8"))
+
+
 def chapter_pages(pdf: Path) -> dict[str, int]:
     """Page number of every named destination ``toc-*`` in ``pdf`` (from ``pdfinfo -dests``)."""
     out = subprocess.run(["pdfinfo", "-dests", str(pdf)], capture_output=True, text=True, check=True).stdout
@@ -174,6 +182,7 @@ def print_pdf(page_url: str, out: Path, edition: Edition, settings: SiteSettings
     from playwright.sync_api import sync_playwright
 
     root, parts = toc_outline()
+    book = yaml_config()
     options = {
         "rootDoc": root,
         "toc": parts,
@@ -184,6 +193,7 @@ def print_pdf(page_url: str, out: Path, edition: Edition, settings: SiteSettings
         "demoUrl": settings.demo_url,
         "submitUrl": settings.submit_url,
         "pdfUrl": settings.site_url + edition.pdf_name,
+        "licence": licence.notice(book["author"], str(book["copyright"])),
     }
     pdf_kwargs = dict(format="A4", print_background=True, outline=True, tagged=True, display_header_footer=True,
                       header_template="<span></span>", footer_template=_footer(edition),

@@ -1,6 +1,6 @@
 /* Turns the single-page build of the course into a printable book (called by coursebook/pdf.py).
  * window.coursePrint(options) -> statistics; window.coursePrintPageNumbers({"toc-3": 12, ...}).
- * options: title, edition, date, siteUrl, demoUrl, submitUrl, pdfUrl, toc: [{caption, entries: [{doc, level}]}]
+ * options: title, edition, date, siteUrl, demoUrl, submitUrl, pdfUrl, licence, toc: [{caption, entries: [{doc, level}]}]
  */
 (function () {
   "use strict";
@@ -46,7 +46,8 @@
       el("p", { class: "print-subtitle", text: "混淆矩阵、ROC 与 PR 曲线、AUC 与 AP、概率校准与评价方法" }),
       el("p", { class: "print-edition", text: o.edition + " · " + o.date }),
       links,
-      el("p", { class: "print-subtitle", text: "书中的数字都由代码在构建时计算；动画在印刷版中以若干帧代替，完整的动画与交互演示请见在线版。" })
+      el("p", { class: "print-subtitle", text: "书中的数字都由代码在构建时计算；动画在印刷版中以若干帧代替，完整的动画与交互演示请见在线版。" }),
+      el("p", { class: "print-licence", text: o.licence })
     ]);
   }
 
