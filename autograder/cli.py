@@ -1,4 +1,4 @@
-"""Command line: ``autograder grade``, ``generate``, ``check-exercises``, ``serve``, ``roster`` and ``lti``."""
+"""Command line: ``autograder grade``, ``generate``, ``check-exercises``, ``serve``, ``roster``, ``lti`` and ``quiz-bank``."""
 
 from __future__ import annotations
 
@@ -45,6 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     lti.add_parser(sub)
 
+    from .commands import quiz_bank
+
+    quiz_bank.add_parser(sub)
+
     sb = sub.add_parser("sandbox", help="沙箱：准备 cgroup 委派，查看生效的限制")
     sbs = sb.add_subparsers(dest="sandbox_command", required=True)
     su = sbs.add_parser("setup", help="以 root 运行一次（每次开机）：把 cgroup 子树交给评分用户，使无特权的评分程序也能限制每个沙箱")
@@ -69,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
         from .commands import lti
 
         return lti.main(args)
+    if args.command == "quiz-bank":
+        from .commands import quiz_bank
+
+        return quiz_bank.run(args)
     try:
         if args.command == "grade":
             return grade.grade(args)
