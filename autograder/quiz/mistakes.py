@@ -30,6 +30,9 @@ QUIZ_MISTAKES: tuple[Mistake, ...] = (
     _m("prior_ignored", "没有按正类比例加权", "binary/thresholds_costs", "binary-cost", "按误判代价选阈值"),
     # ---- ranking: ROC, AUC, PR, AP, d'
     _m("auc_reversed", "把排反的样本对当成了排对的", "binary/auc", "binary-auc", "ROC-AUC"),
+    _m("auc_baseline_prevalence", "以为 AUC 的参照随正类比例变", "ap_auc/auc", "apauc-auc-baseline", "AUC 的基线：0.5，与正类比例无关"),
+    _m("pr_baseline_half", "把 PR 曲线的参照当成了 0.5", "binary/pr", "binary-pr", "Precision-Recall 曲线与 AP"),
+    _m("baseline_negative_share", "把负类比例当成了精确率的参照", "binary/pr", "binary-pr", "Precision-Recall 曲线与 AP"),
     _m("auc_as_ap", "把 AUC 当成了 AP", "binary/pr", "binary-ap", "平均精确率 AP"),
     _m("ap_as_prevalence", "把正类比例当成了 AP", "ap_auc/ap", "apauc-ap-baseline", "AP 的基线：正类比例 π"),
     _m("dprime_no_sqrt2", "漏掉了系数 √2", "ap_auc/dprime", "apauc-dprime-derivation", "推导：等方差高斯得分"),
@@ -41,6 +44,7 @@ QUIZ_MISTAKES: tuple[Mistake, ...] = (
     _m("flip_one_class", "只反转了一类样本", "case_study/index", "cs-roc-plane", "ROC 平面上的位置"),
     # ---- probabilities and calibration
     _m("brier_absolute", "Brier 分数忘了平方", "binary/probability", "binary-brier", "Brier 分数"),
+    _m("conservative_better", "把离 0.5 更近的概率当成了更好", "binary/probability", "binary-brier", "Brier 分数"),
     _m("calibration_axes_swapped", "把校准曲线的两个坐标弄反了", "binary/probability", "binary-calibration-curve", "校准曲线"),
     _m("calibration_direction_reversed", "把高估与低估弄反了", "binary/probability", "binary-calibration-curve", "校准曲线"),
     _m("calibration_as_ranking", "把校准当成了排序能力", "binary/summary", "binary-three-levels-summary", "同一批样本，三种问题"),

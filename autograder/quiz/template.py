@@ -30,7 +30,8 @@ __all__ = ["Template", "Posed", "Candidate", "variant_of", "grade", "parse_answe
 Value = Union[float, tuple[float, ...], str]
 
 MAX_DRAWS = 200
-#: How many wrong options a multiple-choice variant shows (and wrong numbers a numeric one diagnoses).
+#: How many wrong options a multiple-choice variant shows (and wrong numbers a numeric one diagnoses), unless the
+#: template says otherwise (``Posed.distractors``).
 DISTRACTORS = 3
 LETTERS = "ABCD"
 
@@ -54,7 +55,8 @@ class Posed:
     """One draw of a template as a question (before it is checked and lettered).
 
     ``show`` writes a value as the student reads it; ``tolerance`` is the numeric answer's and also how close
-    two options may not be; ``decimals`` the numeric answer's precision.
+    two options may not be; ``decimals`` the numeric answer's precision; ``distractors`` how many wrong answers
+    the variant shows (a question with fewer plausible answers, such as "which of two models", has fewer).
     """
 
     stem: tuple[str, ...]
@@ -65,6 +67,7 @@ class Posed:
     data: dict[str, Any]
     tolerance: float = 0.0
     decimals: int = 3
+    distractors: int = DISTRACTORS
 
 
 @dataclass(frozen=True)
@@ -130,11 +133,11 @@ def _choose(posed: Posed) -> list[Candidate] | None:
     for c in posed.candidates:
         ok = _finite(c.value) and all(_apart(c.value, v, posed.show, posed.tolerance)
                                       for v in [posed.key, *(x.value for x in chosen)])
-        if ok and len(chosen) < DISTRACTORS:
+        if ok and len(chosen) < posed.distractors:
             chosen.append(c)
         elif c.required and not ok:
             return None
-    return chosen if len(chosen) == DISTRACTORS else None
+    return chosen if len(chosen) == posed.distractors else None
 
 
 def _order(seed: int, key: Value, chosen: list[Candidate]) -> list[tuple[Value, Candidate | None]]:

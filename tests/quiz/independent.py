@@ -116,6 +116,19 @@ def calibration_point(d: dict[str, Any]) -> str:
     return f"点是 ({d['mean_predicted']:g}, {d['fraction_positive']:g})，在对角线{side}，这一档的概率报{said}了"
 
 
+def pr_baseline(d: dict[str, Any]) -> tuple[float, float]:
+    """A score that says nothing (the same for every sample) on 1000 samples in these proportions, by scikit-learn."""
+    n_pos = round(1000 * d["prior"])
+    y = [1] * n_pos + [0] * (1000 - n_pos)
+    return roc_auc_score(y, [0.0] * 1000), precision_score(y, [1] * 1000)
+
+
+def brier_compare(d: dict[str, Any]) -> str:
+    a = brier_score_loss([d["label"]], [d["p_a"]])
+    b = brier_score_loss([d["label"]], [d["p_b"]])
+    return "模型甲" if a < b else "模型乙"
+
+
 def dprime(d: dict[str, Any]) -> float:
     return math.sqrt(2) * norm.ppf(d["auc"])
 
@@ -209,7 +222,8 @@ def roc_flip(d: dict[str, Any]) -> tuple[float, float]:
 KEYS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "confusion-cells": confusion_cells, "fixed-metrics": fixed_metrics, "fpr-fdr": fpr_fdr, "expected-cost": expected_cost,
     "roc-point": roc_point, "roc-area": roc_area, "auc-pairs": auc_pairs, "ap-ranking": ap_ranked, "brier": brier,
-    "calibration-point": calibration_point, "ap-points": ap_ranked, "auc-groups": auc_groups, "ap-ties": ap_ties,
+    "calibration-point": calibration_point, "pr-baseline": pr_baseline, "brier-compare": brier_compare,
+    "ap-points": ap_ranked, "auc-groups": auc_groups, "ap-ties": ap_ties,
     "dprime": dprime, "auc-from-dprime": auc_from_dprime, "auc-binormal": auc_binormal, "ce-population": ce_population,
     "ece-samples": ece_samples, "mean-matching": mean_matching, "ece-bins": ece_bins, "nested-cv": nested_cv, "e632": e632,
     "wilson": wilson, "wilson-zero": wilson, "mcnemar": mcnemar_statistic, "macro-recall": macro_recall, "rmse": rmse,
@@ -313,6 +327,17 @@ def bf_wilson(d: dict[str, Any]) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def bf_pr_baseline(d: dict[str, Any]) -> tuple[float, float]:
+    """Every order of a small data set with these proportions is equally likely: the mean AUC over the two orders
+    of each positive-negative pair is 1/2, and the expected share of positives among any k selected is the prior."""
+    return 0.5, float(_f(d["prior"]))
+
+
+def bf_brier_compare(d: dict[str, Any]) -> str:
+    y = d["label"]
+    return "模型甲" if (_f(d["p_a"]) - y) ** 2 < (_f(d["p_b"]) - y) ** 2 else "模型乙"
+
+
 def bf_mcnemar(d: dict[str, Any]) -> float:
     return float(Fraction((abs(d["n01"] - d["n10"]) - 1) ** 2, d["n01"] + d["n10"]))
 
@@ -321,4 +346,5 @@ LIBRARY_KEYS = KEYS
 KEYS = {**LIBRARY_KEYS, "confusion-cells": bf_confusion_cells, "fixed-metrics": bf_fixed_metrics, "fpr-fdr": bf_fpr_fdr,
         "roc-point": bf_roc_point, "roc-area": bf_roc_area, "ap-ranking": bf_ap_ranked, "ap-points": bf_ap_ranked,
         "ap-ties": bf_ap_ties, "brier": bf_brier, "macro-recall": bf_macro_recall, "rmse": bf_rmse, "roc-flip": bf_roc_flip,
-        "wilson": bf_wilson, "wilson-zero": bf_wilson, "mcnemar": bf_mcnemar}
+        "wilson": bf_wilson, "wilson-zero": bf_wilson, "mcnemar": bf_mcnemar, "pr-baseline": bf_pr_baseline,
+        "brier-compare": bf_brier_compare}

@@ -9,7 +9,7 @@ from ... import reference as ref
 from ..model import IllPosed
 from ..seeds import Draw
 from ..template import Candidate, Posed, Template
-from ._common import fixed, from_counts, listing, num, point, wrong
+from ._common import fixed, from_counts, listing, num, percent, point, wrong
 
 TENTHS = [k / 10 for k in range(1, 10)]
 
@@ -305,6 +305,56 @@ def _calibration_point(draw: Draw) -> Posed:
     return Posed(stem, key, solution, candidates, str, {"mean_predicted": mean_p, "fraction_positive": share})
 
 
+# ---------------------------------------------------------------------------------- pr-baseline
+def _pr_baseline(draw: Draw) -> Posed:
+    prior = draw.integer(1, 45) / 100
+    # What an uninformative ranking scores on a data set of 1000 samples in these proportions: every pair of a
+    # positive and a negative is ranked either way as often (AUC 0.5), and every threshold keeps the share of
+    # positives among those it selects (precision = prior).
+    n_pos = round(1000 * prior)
+    y = np.array([1] * n_pos + [0] * (1000 - n_pos))
+    s = np.zeros(1000)  # one score for everyone: the ranking says nothing
+    key = (ref.roc_auc(y, s), ref.binary_metrics(y, s, 0.0).precision)
+    stem = (f"一份数据中正类占 {percent(prior)}，而模型的得分与真实标签毫无关系。"
+            "作为“没有区分能力”的参照，ROC-AUC 和 PR 曲线上的精确率各是多少？（依次写成 (AUC, 精确率)）",)
+    solution = (f"得分与标签无关时，一个正样本和一个负样本谁的得分高各占一半，AUC 的期望是 0.5，与正类比例无关；"
+                f"任何分类阈值选出的样本里，正类所占的比例都约等于整体的正类比例 {num(prior)}，所以精确率的参照是 {num(prior)}。")
+    candidates = (
+        Candidate((0.5, 0.5), "pr_baseline_half", "ROC-AUC 的参照 0.5 没错，但 PR 曲线的参照不是 0.5：得分毫无信息时，"
+                  f"选出的样本里正类的比例就是整体的正类比例 {num(prior)}。", required=True),
+        Candidate((prior, prior), "auc_baseline_prevalence", f"精确率的参照 {num(prior)} 没错，但 AUC 的参照始终是 0.5："
+                  "它只在正类与负类之间比较排序，与两类各有多少无关。", required=True),
+        Candidate((0.5, 1 - prior), "baseline_negative_share", f"{num(1 - prior)} 是负类的比例；精确率是选出的样本中正类所占的比例，"
+                  f"得分毫无信息时约等于 {num(prior)}。"),
+    )
+    return Posed(stem, key, solution, candidates, point(2), {"prior": prior}, tolerance=0.005, decimals=2)
+
+
+# ---------------------------------------------------------------------------------- brier-compare
+def _brier_compare(draw: Draw) -> Posed:
+    label = draw.integer(0, 1)
+    near, far = sorted(draw.sample([0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95], 2), reverse=True)
+    p_near, p_far = (near, far) if label == 1 else (round(1 - near, 2), round(1 - far, 2))  # near: closer to the label
+    first_is_near = draw.integer(0, 1) == 1
+    p_a, p_b = (p_near, p_far) if first_is_near else (p_far, p_near)
+    e_a, e_b = (p_a - label) ** 2, (p_b - label) ** 2
+    assert abs(e_a - ref.brier_score([label], [p_a])) < 1e-12 and abs(e_b - ref.brier_score([label], [p_b])) < 1e-12
+    better, worse = ("模型甲", "模型乙") if e_a < e_b else ("模型乙", "模型甲")
+    kind = "正类" if label == 1 else "负类"
+    stem = (f"有一个{kind}样本（y = {label}）。模型甲给它的正类概率是 {num(p_a)}，模型乙给的是 {num(p_b)}。"
+            "单看这一个样本，谁的 Brier 平方误差更小？",)
+    solution = (f"模型甲：({num(p_a)} − {label})² = {num(round(e_a, 4))}；模型乙：({num(p_b)} − {label})² = {num(round(e_b, 4))}。"
+                f"概率离真实标签 {label} 越近，平方误差越小，所以是{better}。")
+    candidates = (
+        Candidate(worse, "conservative_better", f"{worse}给出的概率离 0.5 更近，看上去更“稳妥”，可这个样本确实是{kind}，"
+                  f"离标签 {label} 更远的概率误差更大：{num(round(max(e_a, e_b), 4))} 大于 {num(round(min(e_a, e_b), 4))}。",
+                  required=True),
+        Candidate("两个模型相同", "brier_thresholded", "两个概率在 0.5 的同一侧，按 0.5 分类时两个模型给出同一个标签；"
+                  "但 Brier 分数直接比较概率，两个平方误差并不相同。", required=True),
+    )
+    return Posed(stem, better, solution, candidates, str, {"label": label, "p_a": p_a, "p_b": p_b}, distractors=2)
+
+
 TEMPLATES = (
     Template("confusion-cells", "数出混淆矩阵的一格", "binary/confusion", "binary-confusion-cells", _confusion_cells,
              book_form="numeric"),
@@ -316,7 +366,10 @@ TEMPLATES = (
     Template("roc-area", "梯形法求 AUC", "binary/auc", "binary-auc", _roc_area, book_form="numeric"),
     Template("auc-pairs", "按样本对数出 AUC", "binary/auc", "binary-auc", _auc_pairs, quiz=5),
     Template("ap-ranking", "逐个正类累加 AP", "binary/pr", "binary-ap", _ap_ranking, quiz=7),
+    Template("pr-baseline", "毫无信息时的两条参照", "binary/pr", "binary-pr", _pr_baseline, forms=("choice",), quiz=6),
     Template("brier", "Brier 分数", "binary/probability", "binary-brier", _brier, quiz=9),
     Template("calibration-point", "读校准曲线上的一个点", "binary/probability", "binary-calibration-curve", _calibration_point,
              forms=("choice",), quiz=10),
+    Template("brier-compare", "一个样本上比较两个模型", "binary/probability", "binary-brier", _brier_compare,
+             forms=("choice",), quiz=11),
 )
