@@ -195,6 +195,11 @@ def _build(t: Template, seed: int, form: str, posed: Posed, chosen: list[Candida
 # ------------------------------------------------------------------------------------------ answers
 _FULL_WIDTH = str.maketrans("０１２３４５６７８９．－＋／，", "0123456789.-+/,")
 _NUMBER = re.compile(r"^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:/(\d+(?:\.\d*)?|\.\d+))?$")
+#: What a student reads about a typed answer: a wrong number that no known mistake gives, text that is not a
+#: number, nothing at all.  The book's script shows the same words (the page carries them: quiz_variants.py).
+UNKNOWN_WRONG = "这个数不是常见错误清单中任何一种错误给出的结果。请再检查一遍计算，也可以查看解答。"
+NOT_A_NUMBER = "“{}”不是一个数：请写成小数（如 0.25）或分数（如 1/4）"
+EMPTY_ANSWER = "请先填写答案：一个小数（如 0.25）或分数（如 1/4）"
 
 
 def parse_number(text: str) -> float:
@@ -211,7 +216,7 @@ def parse_number(text: str) -> float:
     cleaned = re.sub(r"\s+", "", unicodedata.normalize("NFKC", text).translate(_FULL_WIDTH))
     match = _NUMBER.match(cleaned)
     if not match:
-        raise AnswerError(f"“{text.strip()[:40]}”不是一个数：请写成小数（如 0.25）或分数（如 1/4）")
+        raise AnswerError(NOT_A_NUMBER.format(text.strip()[:40]) if text.strip() else EMPTY_ANSWER)
     sign, num, den = match.groups()
     value = float(num)
     if den is not None:
@@ -269,9 +274,3 @@ def grade(variant: Variant, answer: Answer) -> Verdict:
         d = near[0]
         return Verdict(False, 0.0, answer, d.explanation, variant.answer_text, d.mistake)
     return Verdict(False, 0.0, answer, UNKNOWN_WRONG, variant.answer_text)
-
-
-#: The feedback on a wrong number that no known mistake gives (the book's script shows the same words).
-UNKNOWN_WRONG = "这个数不是常见错误清单中任何一种错误给出的结果。请再检查一遍计算，也可以查看解答。"
-
-

@@ -36,6 +36,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from autograder.quiz import TEMPLATES, Template, TemplateError, Variant, get_template, make_variant, variant_seed
+from autograder.quiz.template import EMPTY_ANSWER, NOT_A_NUMBER, UNKNOWN_WRONG
 
 logger = logging.getLogger(__name__)
 
@@ -70,8 +71,9 @@ def page_data(template: Template, variants: list[Variant]) -> dict[str, Any]:
             item["diagnoses"] = [{"value": d.value, "text": d.text, "mistake": d.mistake.id, "explanation": d.explanation}
                                  for d in v.diagnoses]
         out.append(item)
+    messages = {"unknown": UNKNOWN_WRONG, "not_a_number": NOT_A_NUMBER, "empty": EMPTY_ANSWER}
     return {"template": template.id, "title": template.title, "form": template.book_form, "mistakes": mistakes,
-            "variants": out}
+            "messages": messages, "variants": out}
 
 
 # --------------------------------------------------------------------------------------- nodes

@@ -3,11 +3,11 @@
  * sections already resolved; this script only shows them.  No dependencies, no network, text only (every string
  * goes in with textContent).  It grades as autograder/quiz/template.py does: an option is right or names its
  * mistake; a typed number is right within the stated tolerance, names a mistake when it is within the tolerance
- * of that mistake's number, and is read by the same rule (a decimal or a fraction, full-width digits allowed). */
+ * of that mistake's number, and is read by the same rule (a decimal or a fraction, full-width digits allowed); the
+ * words of its messages come with the data. */
 (function () {
   "use strict";
 
-  var UNKNOWN_WRONG = "这个数不是常见错误清单中任何一种错误给出的结果。请再检查一遍计算，也可以查看解答。";
   var NUMBER = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:\/(\d+(?:\.\d*)?|\.\d+))?$/;
 
   function el(tag, cls, text) {
@@ -70,7 +70,9 @@
     actions.appendChild(this.nextButton);
     actions.appendChild(this.solutionButton);
     this.solution = el("div", "variants-solution-text");
+    this.solution.id = "variants-" + this.id + "-solution";
     this.solution.hidden = true;
+    this.solutionButton.setAttribute("aria-controls", this.solution.id);
     [this.count, this.stem, this.answer, this.status, this.feedback, this.solution, actions].forEach(function (n) {
       live.appendChild(n);
     });
@@ -187,7 +189,7 @@
       this.feedback.textContent = "";
       this.feedback.className = "variants-feedback is-invalid";
       var shown = String(text).trim().slice(0, 40);
-      var message = shown ? "“" + shown + "”不是一个数：请写成小数（如 0.25）或分数（如 1/4）" : "请先填写答案：一个小数（如 0.25）或分数（如 1/4）";
+      var message = shown ? this.data.messages.not_a_number.replace("{}", shown) : this.data.messages.empty;
       this.feedback.appendChild(el("p", "variants-verdict", message));
       this.status.textContent = message;
       this.input.setAttribute("aria-invalid", "true");
@@ -204,7 +206,7 @@
     if (near.length) {
       this.verdict(false, you, near[0].mistake, near[0].explanation);
     } else {
-      this.verdict(false, you, null, UNKNOWN_WRONG);
+      this.verdict(false, you, null, this.data.messages.unknown);
     }
   };
 

@@ -13,7 +13,7 @@ from tests.book.prose import Source
 from tests.book.test_seed_overlap import _committed, shared_runs
 from tests.book.test_vocabulary import variant_hits
 
-VARIANTS = 30
+VARIANTS = 20
 
 
 def texts(template) -> list[Source]:
