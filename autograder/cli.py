@@ -1,4 +1,4 @@
-"""Command line: ``autograder grade``, ``generate``, ``check-exercises``, ``serve``, ``roster``, ``lti`` and ``quiz-bank``."""
+"""Command line: ``autograder grade``, ``generate``, ``check-exercises``, ``serve``, ``roster`` and ``lti``."""
 
 from __future__ import annotations
 
@@ -63,6 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     # imported here, not at the top: the grading workers re-import this module
     from .commands import exercises, grade
 
+    if args.command == "quiz-bank":
+        from .commands import quiz_bank
+
+        return quiz_bank.run(args)
     if args.command in ("serve", "roster"):
         return run_service_command(args)
     if args.command == "sandbox":
@@ -73,10 +77,6 @@ def main(argv: list[str] | None = None) -> int:
         from .commands import lti
 
         return lti.main(args)
-    if args.command == "quiz-bank":
-        from .commands import quiz_bank
-
-        return quiz_bank.run(args)
     try:
         if args.command == "grade":
             return grade.grade(args)

@@ -163,7 +163,7 @@ def _auc_from_dprime(draw: Draw) -> Posed:
     read = {a: PHI.cdf(a) for a in args}
     stem = (f"等方差的双正态模型下，一个模型的 d′ = {num(d)}。它的 AUC 约等于多少？（保留三位小数）",
             f"可能用到的数值：{phi_table(args)}。")
-    solution = (f"随机取一个正样本和一个负样本，两者得分之差服从均值 d′、方差 2 的正态分布，它大于 0 的概率是 "
+    solution = (f"从正类和负类里各随机抽一个样本，两者得分之差服从均值 d′、方差 2 的正态分布，它大于 0 的概率是 "
                 f"Φ(d′/√2) = Φ({d / r:.3f}) ≈ {key:.3f}。")
     candidates = (
         Candidate(read[d], "dprime_no_sqrt2", f"{read[d]:.3f} 是 Φ(d′) = Φ({num(d)})，漏掉了 √2：两个独立得分之差的标准差是 √2，不是 1。",

@@ -265,7 +265,8 @@ def _brier(draw: Draw) -> Posed:
     hard = wrong("brier_thresholded", "brier_score", "ge")(y, p)
     absolute = float(np.mean(np.abs(p - y)))
     squares = [round((pi - yi) ** 2, 4) for pi, yi in zip(p, y)]
-    stem = (f"{n} 个样本的真实标签是 ({', '.join(map(str, y))})，模型给出的正类概率是 ({', '.join(num(x) for x in p)})。",
+    stem = (f"{n} 个样本的标签依次为 ({', '.join(map(str, y))})（1 为正类）；对这几个样本，模型报出的正类概率依次为 "
+            f"({', '.join(num(x) for x in p)})。",
             "Brier 分数把每个样本的“概率减标签”平方后取平均。它等于多少？（保留三位小数）")
     solution = (f"每个样本的平方误差依次是 {listing(squares)}，平均为 {num(sum(squares))}/{n} ≈ {key:.3f}。")
     candidates = (
