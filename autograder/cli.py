@@ -48,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     public_export.add_parser(sub)
     public_scan.add_parser(sub)
 
+    from .commands import quiz_bank
+
+    quiz_bank.add_parser(sub)
+
     sb = sub.add_parser("sandbox", help="沙箱：准备 cgroup 委派，查看生效的限制")
     sbs = sb.add_subparsers(dest="sandbox_command", required=True)
     su = sbs.add_parser("setup", help="以 root 运行一次（每次开机）：把 cgroup 子树交给评分用户，使无特权的评分程序也能限制每个沙箱")
@@ -62,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     # imported here, not at the top: the grading workers re-import this module
     from .commands import exercises, grade
 
+    if args.command == "quiz-bank":
+        from .commands import quiz_bank
+
+        return quiz_bank.run(args)
     if args.command in ("serve", "roster"):
         return run_service_command(args)
     if args.command in ("course", "admin"):

@@ -3,6 +3,9 @@
     sandbox  <-  check  <-  batch  <-  commands  ->  store
                   |            ^           |            ^
               reference        +--  service  ---------+   model (everyone may use model)
+                  ^
+                quiz  (question templates: the reference and the grader's catalogue of mistakes; used by
+                       the service and the commands)
 
 * ``autograder/sandbox/payload/`` runs INSIDE the sandbox: standard library, NumPy and its own modules only;
 * ``autograder/sandbox/`` (the trusted client) knows nothing of assignments, grades or gradebooks;
@@ -33,10 +36,11 @@ ALLOWED = {  # layer -> layers (of autograder) it may import
     "reference": {"reference"},
     "sandbox": {"sandbox", "model"},
     "check": {"check", "sandbox", "reference", "model"},
+    "quiz": {"quiz", "reference", "check"},
     "batch": {"batch", "check", "sandbox", "model"},
     "store": {"store", "model"},
-    "service": {"service", "batch", "check", "store", "model"},
-    "commands": {"commands", "batch", "check", "sandbox", "store", "service", "model"},
+    "service": {"service", "batch", "check", "store", "quiz", "model"},
+    "commands": {"commands", "batch", "check", "sandbox", "store", "service", "quiz", "model"},
     "cli": {"commands"},
 }
 

@@ -129,6 +129,66 @@
     return quizzes.length;
   }
 
+  /* 「再来一题」 boxes (book/_ext/quiz_variants.py): the first variant of each, printed where the box is, with its
+   * answer, solution and every wrong answer's mistake (and the section that explains it) in the appendix. */
+  function printVariants(article) {
+    var boxes = article.querySelectorAll(".quiz-variants");
+    if (!boxes.length) return 0;
+    var appendix = article.querySelector(".print-answers");
+    appendix.appendChild(el("h2", { class: "print-variants-title", id: "variant-answers", text: "再来一题：印刷题的答案" }));
+    appendix.appendChild(el("p", { text: "在线版的每个“再来一题”都有几十道同类题；印刷版各印出其中第一道，答案与每个错误选项对应的常见错误如下。" }));
+    boxes.forEach(function (box) {
+      var data = JSON.parse(box.querySelector("script.variants-data").textContent);
+      var v = data.variants[0], id = data.template;
+      var links = {};
+      box.querySelectorAll(".variants-map .variants-link").forEach(function (span) {
+        var a = span.querySelector("a");
+        if (a) links[span.getAttribute("data-mistake")] = a;
+      });
+      var question = el("div", { class: "print-variant", id: "variant-print-" + id }, [
+        el("p", { class: "quiz-title" }, [el("strong", { text: "再来一题：" + data.title })])
+      ]);
+      v.stem.forEach(function (p) { question.appendChild(el("p", { text: p })); });
+      if (v.options) {
+        var list = el("ol", { class: "quiz-print-options" });
+        v.options.forEach(function (o) { list.appendChild(el("li", {}, [el("strong", { text: o.letter + ". " }), document.createTextNode(o.text)])); });
+        question.appendChild(list);
+      } else {
+        question.appendChild(el("p", { class: "print-variant-blank", text: "答：＿＿＿＿＿＿（" + v.key.instruction + "）" }));
+      }
+      var note = el("p", { class: "quiz-print-note" });
+      note.appendChild(document.createTextNode("答案见附录（"));
+      note.appendChild(el("a", { href: "#variant-answer-" + id, text: "再来一题：" + data.title }));
+      note.appendChild(document.createTextNode("）；在线版还有另外 " + (data.variants.length - 1) + " 道同类题。"));
+      question.appendChild(note);
+      box.parentNode.insertBefore(question, box);
+      box.classList.add("print-hide");
+
+      var block = el("div", { class: "print-answer print-variant-answer", id: "variant-answer-" + id }, [
+        el("p", { class: "print-answer-head" }, [
+          el("a", { href: "#variant-print-" + id, text: "再来一题：" + data.title }),
+          document.createTextNode("　答案：" + v.answer)
+        ]),
+        el("p", { text: v.solution })
+      ]);
+      var wrong = v.options ? v.options.filter(function (o) { return !o.correct; }).map(function (o) {
+        return { shown: o.letter + ". " + o.text, mistake: o.mistake, why: o.explanation };
+      }) : v.diagnoses.map(function (d) { return { shown: "答 " + d.text, mistake: d.mistake, why: d.explanation }; });
+      wrong.forEach(function (w) {
+        var head = el("p", {}, [el("span", { class: "print-option-head", text: w.shown + " —— 常见错误“" + data.mistakes[w.mistake] + "”" })]);
+        var link = links[w.mistake];
+        if (link) {
+          head.appendChild(document.createTextNode("（见小节 "));
+          head.appendChild(el("a", { href: link.getAttribute("href"), text: link.textContent }));
+          head.appendChild(document.createTextNode("）"));
+        }
+        block.appendChild(el("div", { class: "print-option" }, [head, el("p", { text: w.why })]));
+      });
+      appendix.appendChild(block);
+    });
+    return boxes.length;
+  }
+
   function printAnimations(article) {
     var frames = 0, count = 0;
     article.querySelectorAll(".animation.course-anim").forEach(function (box) {
@@ -182,6 +242,7 @@
     });
     var stats = { documents: docs.length };
     stats.quizzes = printQuizzes(article);
+    stats.variants = printVariants(article);
     var anim = printAnimations(article);
     stats.animations = anim.animations;
     stats.stripFrames = anim.frames;

@@ -233,3 +233,20 @@ def test_instructor_edition_has_the_solutions(pdfs, texts, public_text):
     assert "教师版" in info and stats["quizzes"] == len(load_quizzes()["quizzes"])
     marker = "以下解答只出现在教师版中"
     assert marker in _squash(text) and marker not in _squash(public_text)
+
+
+def test_each_variant_box_prints_a_question_and_its_answer_in_the_appendix(public_pdf, public_text):
+    """「再来一题」 (book/_ext/quiz_variants.py): the first variant of every template is printed where its box is, and
+    the appendix gives its answer, its solution and every wrong answer's mistake (print.js, printVariants)."""
+    from autograder.quiz import TEMPLATES, make_variant, variant_seed
+
+    text = _squash(public_text)
+    start = text.rfind("再来一题：印刷题的答案")
+    assert start > text.rfind("附录即时练习答案与解析") > 0 and public_pdf[1]["variants"] == len(TEMPLATES)
+    answers = text[start:]
+    for t in TEMPLATES:
+        v = make_variant(t, variant_seed("book", "reader", t.id, 0))
+        assert _squash(v.stem[-1])[:16] in text[:start], f"{t.id}: printed question missing"
+        assert _squash(f"再来一题：{t.title}答案：{v.answer_text}") in answers, f"{t.id}: answer missing"
+        for m in v.mistakes:
+            assert _squash(f"常见错误“{m.title}”（见小节 {m.section}）") in answers, f"{t.id}: {m.id} missing"
