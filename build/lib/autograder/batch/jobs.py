@@ -1,0 +1,280 @@
+"""One grading job: a pure function from (submission bytes, assignment) to a result as JSON data.
+
+A job is a :class:`Job` (no paths that only exist on the grader's machine); it crosses to a worker as the
+explicit JSON of :meth:`Job.to_json` (the notebooks' bytes in base64), so it runs unchanged in a local worker
+process or on a Dask worker on another machine, and a pool runs whatever work function it is given on it.
+
+:func:`grade_job` reads the job back (:meth:`Job.from_json`), writes the two notebooks into a private scratch folder, grades them with
+:func:`autograder.check.grade_with_timing` (student code still runs only inside the bubblewrap sandbox), removes the
+scratch folder and returns ``{"result": <SubmissionResult JSON>, "timing": {...}, "worker": ...}``.
+It never touches the gradebook: the trusted parent is its only writer.
+
+Scratch folders (``autograder-job-*`` in ``--scratch`` or the system temporary directory) hold the instructor's
+solution: they are created mode 0700, and each holds an exclusive ``flock`` on its ``.lock`` file for as long as
+its job runs.  A folder whose lock is free belonged to a process that is gone (a killed worker):
+:func:`sweep_scratch` removes those (the command calls it at start-up and at the end of a run, and every worker
+before its first job), and those without a lock file whose creating process (named in the folder) is gone.
+"""
+
+from __future__ import annotations
+
+import base64
+import ctypes
+import errno
+import fcntl
+import multiprocessing
+import os
+import shutil
+import signal
+import socket
+import stat
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from multiprocessing import util
+from typing import Any
+
+from ..model import Limits
+from ..sandbox import SandboxBroken, cell_time, self_test, warm
+
+
+class JobError(RuntimeError):
+    """Grading infrastructure failed for this job (not the student's fault); the job may be retried."""
+
+
+_SANDBOX_CHECKED: str | None | bool = False
+_SWEPT = False
+JOB_PREFIX = "autograder-job-"
+LOCK_NAME = ".lock"
+STALE_MARGIN = 120.0  # seconds on top of the submission timeout before a folder without a lock file is stale
+
+
+def worker_init() -> None:
+    """Local pool initializer: die with the grader (SIGKILL of the parent must not leave orphans).
+
+    The death signal follows the process that forked this one: the grader (spawned workers), or the pool's
+    fork server, which ends when its grader ends (multiprocessing's forkserver).  A worker starts for a
+    while before it gets here; if the grader died in that time the signal would never come (its parent is
+    gone already), so it leaves.  Idle warm sandboxes are destroyed when the worker ends normally (also
+    when it ends through ``os._exit``, as forked workers do, which skips ``atexit``).
+    """
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+    parent = multiprocessing.parent_process()  # the grader that asked for this worker, whoever forked it
+    if parent is not None and not parent.is_alive():
+        os._exit(0)
+    if parent is not None and os.getppid() != parent.pid:
+        # forked by the fork server, which lives as long as any of its workers (each holds its "alive" pipe):
+        # the worker ends itself when its grader's end of their pipe closes (the grader is gone)
+        threading.Thread(target=_end_with, args=(parent.sentinel,), name="end-with-grader", daemon=True).start()
+    util.Finalize(None, warm.discard_all, exitpriority=10)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def sandbox_checked_by_run() -> None:
+    """In a local worker: the grading run that started this process tests the sandbox on this machine itself,
+    once, and records no result before that test passed; the worker does not repeat it before its first job.
+    (A Dask worker, possibly on another machine, tests its own: :func:`grade_job`.)"""
+    global _SANDBOX_CHECKED
+    _SANDBOX_CHECKED = None
+
+
+def _end_with(sentinel: int) -> None:
+    """Kill this process (its sandboxes die with it) when ``sentinel`` (the grader's pipe) reaches its end."""
+    from multiprocessing.connection import wait
+
+    wait([sentinel])
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One submission to grade, with everything a worker needs.
+
+    ``tag`` is the caller's own reference (the service's submission id); workers never read it.
+    """
+
+    student: str
+    assignment: str
+    fingerprint: str
+    notebook: str = ""  # the notebook's name in the assignment
+    submission: bytes | None = None  # None: nothing was submitted (graded 0 with a reason)
+    source: bytes = b""  # the instructor's source notebook
+    sandbox: bool = True
+    limits: Limits = field(default_factory=Limits)
+    scratch: str | None = None
+    tag: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What identifies the job's result: student, assignment and the fingerprint of the graded bytes."""
+        return self.student, self.assignment, self.fingerprint
+
+    @property
+    def name(self) -> str:
+        return f"{self.student}/{self.assignment}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The job as JSON data (bytes in base64): what crosses to a worker."""
+        b64 = lambda b: None if b is None else base64.b64encode(b).decode("ascii")  # noqa: E731
+        return {"student": self.student, "assignment": self.assignment, "fingerprint": self.fingerprint,
+                "notebook": self.notebook, "submission": b64(self.submission), "source": b64(self.source),
+                "sandbox": self.sandbox, "limits": self.limits.to_json(), "scratch": self.scratch, "tag": self.tag}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Job":
+        unb64 = lambda t: None if t is None else base64.b64decode(t)  # noqa: E731
+        return cls(data["student"], data["assignment"], data["fingerprint"], data["notebook"], unb64(data["submission"]),
+                   unb64(data["source"]) or b"", bool(data["sandbox"]), Limits.from_json(data["limits"]), data["scratch"],
+                   data.get("tag", ""))
+
+
+def make_job(student: str, assignment: str, notebook_name: str, submission: Path | None, source: Path,
+             fingerprint: str, *, sandbox: bool, limits: Limits, scratch: str | None = None, tag: str = "") -> Job:
+    """Read the files once, in the trusted parent, and pack everything a worker needs."""
+    return Job(student, assignment, fingerprint, notebook_name, submission.read_bytes() if submission is not None else None,
+               source.read_bytes(), sandbox, limits, scratch, tag)
+
+
+def grade_job(data: dict) -> dict:
+    """Grade one job (:meth:`Job.to_json`); raises :class:`JobError` only when the infrastructure (not the student)
+    failed."""
+    global _SANDBOX_CHECKED, _SWEPT
+    from ..check import all_assignments, grade_with_timing  # here: a fresh worker pays for the import once, in the job
+
+    t_begin = time.monotonic()
+    job = Job.from_json(data)
+    if job.sandbox:
+        if _SANDBOX_CHECKED is False:  # its zygote, started with this job's limits, grades the job
+            _SANDBOX_CHECKED = self_test(job.limits)
+        if _SANDBOX_CHECKED:
+            raise JobError(f"工作节点 {socket.gethostname()} 无法使用沙箱：{_SANDBOX_CHECKED}")
+    assignment = all_assignments()[job.assignment]
+    limits = job.limits
+    if not _SWEPT:
+        _SWEPT = True
+        sweep_scratch(job.scratch, max_age=limits.submission_timeout + STALE_MARGIN)
+    work = None
+    try:
+        work = Path(tempfile.mkdtemp(prefix=f"{JOB_PREFIX}{os.getpid()}-", dir=job.scratch or None))  # 0700
+        lock = _hold(work)
+    except OSError as exc:
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
+        raise JobError(_io_reason(exc, job.scratch)) from None
+    try:
+        try:
+            source = work / "source.ipynb"
+            source.write_bytes(job.source)
+            submission = None
+            if job.submission is not None:
+                submission = work / "submitted" / f"{job.notebook}.ipynb"
+                submission.parent.mkdir()
+                submission.write_bytes(job.submission)
+        except OSError as exc:
+            raise JobError(_io_reason(exc, str(work.parent))) from None
+        t0 = time.monotonic()
+        cells0 = cell_time()
+        try:
+            result, start = grade_with_timing(assignment, source, submission, job.student, sandbox=job.sandbox,
+                                              limits=limits)
+        except SandboxBroken as exc:  # never a grade: the machine, not the student, failed
+            raise JobError(f"工作节点 {socket.gethostname()} 的沙箱无法隔离学生进程：{exc}") from None
+        except SystemError as exc:  # the interpreter's own failure (e.g. a CPython ast bug in a worker thread)
+            raise JobError(f"工作节点 {socket.gethostname()} 的 Python 解释器出错：{str(exc)[:200]}") from None
+        total = time.monotonic() - t0
+        cells = [after - before for after, before in zip(cell_time(), cells0)]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        os.close(lock)
+    result.fingerprint = job.fingerprint
+    return {"result": result.to_json(),
+            "timing": {"setup": round(t0 - t_begin, 4), "process_start_and_cells": round(start, 4),
+                       "calls_and_checks": round(max(total - start, 0.0), 4), "grade": round(total, 4),
+                       # of process_start_and_cells: the student's cells, start to end (wall) and their CPU time
+                       "student_cells_wall": round(cells[0], 4), "student_cells_cpu": round(cells[1], 4)},
+            "worker": f"{socket.gethostname()}:{os.getpid()}",
+            # when the job ran on this machine's monotonic clock (the command's clock too, for a local worker)
+            "span": [round(t_begin, 4), round(time.monotonic(), 4)]}
+
+
+def _io_reason(exc: OSError, where: str | None) -> str:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"评分临时目录已满（{where or tempfile.gettempdir()}）：{exc.strerror}"
+    return f"无法写入评分临时目录（{where or tempfile.gettempdir()}）：{exc}"
+
+
+def _hold(work: Path) -> int:
+    """Lock ``work`` for this process: the lock file appears under its final name only once it is locked."""
+    tmp = work / f"{LOCK_NAME}.{os.getpid()}"
+    fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.rename(tmp, work / LOCK_NAME)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def sweep_scratch(scratch: str | None, *, max_age: float) -> list[str]:
+    """Remove the job folders under ``scratch`` (default: the system temporary directory) left by dead processes.
+
+    A folder is left alone while its lock is held (its job is running, here or in another grading run).
+    A folder without a lock file is removed when the process named in it (``autograder-job-<pid>-...``) is
+    gone (it was killed while creating the folder), or, for an older grader's folder without a pid, when it
+    was last modified more than ``max_age`` seconds ago.  Returns the names of the removed folders.
+    """
+    base = Path(scratch or tempfile.gettempdir())
+    removed = []
+    try:
+        candidates = [p for p in base.iterdir() if p.name.startswith(JOB_PREFIX)]
+    except OSError:
+        return removed
+    now = time.time()
+    for folder in candidates:
+        try:
+            st = folder.lstat()
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            continue
+        try:
+            fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:  # being created (its process is alive), or its process died before locking it
+            if not _creator_alive(folder.name) or now - st.st_mtime > max_age:
+                shutil.rmtree(folder, ignore_errors=True)
+                removed.append(folder.name)
+            continue
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # held: a live job
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder.name)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _creator_alive(name: str) -> bool:
+    """Is the process that created job folder ``name`` (``autograder-job-<pid>-...``) still running?"""
+    pid = name[len(JOB_PREFIX):].split("-", 1)[0]
+    if not pid.isdigit():
+        return True  # an older grader's folder: only its age tells
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True

@@ -1,0 +1,1 @@
+"""The command-line subcommands (parsed in :mod:`autograder.cli`): each module one command."""

@@ -1,0 +1,173 @@
+"""``autograder serve``: the online grading service of every course of a data folder (HTTP API, durable queues,
+one pool of grading workers)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import secrets
+import socket
+import sys
+from pathlib import Path
+
+from ..check import all_assignments
+from ..service import courses, sessions, worker
+from ..service.database import Database, keep_private
+from ..service.dispatcher import Dispatcher, Lane
+from ..service.lti import passback as lti_passback
+from ..service.policy import PolicyError, load_policy
+from ..service.queue import Queue
+from ..service.schema import prepare
+from ..service.service import Service
+from ..service.site import Site, SiteError
+from ..service.site import public_url as site_url
+from ..service.uploads import notebook_rules
+from ..service.web.app import make_app
+from ..service.web.forms import BodyTime
+from ..store.urls import database_url
+from .grading import generate_changed, grading_setup, lock_folder
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class CannotServe(RuntimeError):
+    """The service cannot start (message in Chinese)."""
+
+
+def lock_data(data: Path) -> int:
+    """One service process per SQLite data folder (several need PostgreSQL): hold a lock for the process's life."""
+    return lock_folder(data, ".service.lock", lambda holder: (
+        f"另一个 autograder serve（进程 {holder}）正在使用数据目录 {data}（SQLite 只允许一个服务进程；"
+        "多个进程请用 --db postgresql://...）"), CannotServe)
+
+
+class SettingStamps:
+    """What :func:`~.grading.generate_changed` generated, remembered in the service's settings (in the gradebook)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def get(self, name: str) -> str | None:
+        return self.db.get_setting(f"generated:{name}")
+
+    def put(self, done: dict[str, str]) -> None:
+        for name, key in done.items():
+            self.db.set_setting(f"generated:{name}", key)
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Start the service; returns when it is stopped (Ctrl-C / SIGTERM)."""
+    import uvicorn
+
+    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    data = Path(args.data).resolve()
+    keep_private(data)  # 0700 folder, 0600 database files, umask 077
+    try:
+        url = site_url(args.public_url, args.host, args.port, bool(args.ssl_certfile))
+    except SiteError as exc:
+        raise CannotServe(str(exc)) from None
+    site_db = Database(database_url(args.db, data))
+    prepare(site_db, "site")
+    lock = lock_data(data) if site_db.sqlite else None
+    known = all_assignments()
+    registered = courses.all_courses(site_db)
+    if not registered:
+        raise CannotServe(f"数据目录 {data} 中还没有课程：先用 autograder course add 编号 --title 名称 --config course.yml 添加一门")
+    policies = {}
+    for course in registered:
+        path = course.policy_path(data)
+        try:
+            policies[course.id] = load_policy(path if path.is_file() else None, list(known))
+        except PolicyError as exc:
+            raise CannotServe(f"课程 {course.id}：{exc}") from None
+    open_assignments = {n for p in policies.values() for n in p.assignments}
+    grading = grading_setup(args, {n: known[n] for n in sorted(open_assignments)}, CannotServe, log)
+    held = grading.enforcement
+    if held is not None and held.weak() and not args.allow_weak_limits:
+        raise CannotServe(held.refusal())
+    instance = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+    secret = sessions.load_secret(data / "secret.key")
+    lanes, services, workers = [], {}, []
+    for course in registered:
+        lane, service, passback = _open_course(args, course, policies[course.id], grading, known, data, site_db, secret,
+                                               instance, f"{url}/c/{course.id}", log)
+        lanes.append(lane)
+        services[course.id] = service
+        workers.append(passback)
+
+    def make_pool():
+        # at a lower CPU priority than the answers to students; one process per core for all courses (docs/scaling.md:
+        # extra workers would hold claimed submissions while they wait for admission, and start cold); spawned
+        # children of the service, started once (a fork server saves start-up, which a service pays once)
+        pool = grading.pool(log, work=worker.grade, extra=0, fork_server=False)
+        if not args.scheduler:
+            pool.window = pool.workers + 1  # claims taken only when a worker is about to be free
+        return pool
+
+    dispatcher = Dispatcher(lanes, make_pool, sandbox=grading.sandbox, limits=grading.limits, scratch=args.scratch, log=log)
+    for service in services.values():
+        service.wake = dispatcher.wake
+    site = Site(site_db, data, url, services, secret)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        dispatcher.start()
+        for passback in workers:
+            passback.start()  # LTI
+        log(f"autograder serve：{url}/（监听 {args.host}:{args.port}；数据目录 {data}；成绩库 {'SQLite' if site_db.sqlite else 'PostgreSQL'}；"
+            f"{grading.describe()}；课程 {'、'.join(f'{c.id}（{len(policies[c.id].assignments)} 项作业）' for c in registered)}）")
+        yield
+        for passback in workers:
+            passback.stop()  # LTI
+        dispatcher.stop()
+
+    if not (0 < args.body_grace <= 600 and 0 < args.body_min_rate):
+        raise CannotServe("--body-grace 应在 0 到 600 秒之间，--body-min-rate 应大于 0")
+    body_time = BodyTime(grace=args.body_grace, min_rate=args.body_min_rate * 1024)
+    if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
+        raise CannotServe("--ssl-certfile 与 --ssl-keyfile 须同时给出")
+    config_kw = dict(host=args.host, port=args.port, lifespan="on", log_level="warning", access_log=args.access_log,
+                     server_header=False, timeout_keep_alive=5, h11_max_incomplete_event_size=16384,
+                     limit_concurrency=args.max_connections,
+                     proxy_headers=bool(args.forwarded_allow_ips), forwarded_allow_ips=args.forwarded_allow_ips or "",
+                     http="h11", ssl_certfile=args.ssl_certfile, ssl_keyfile=args.ssl_keyfile)
+    app = make_app(site, lifespan=lifespan, body_time=body_time, extra_hosts=args.allowed_host or [])
+    try:
+        uvicorn.Server(uvicorn.Config(app, **config_kw)).run()
+    finally:
+        for service in services.values():
+            service.db.dispose()
+        site_db.dispose()
+        if lock is not None:
+            os.close(lock)
+    return 0
+
+
+def _open_course(args: argparse.Namespace, course: courses.Course, policy, grading, known, data: Path, site_db: Database,
+                 secret: bytes, instance: str, public: str, log):
+    """One course's database (made current), gradebook (its changed assignments generated), queue lane, core and
+    passback worker."""
+    from ..store import ledger
+
+    root = course.data_root(data)
+    db = Database(course.db_url(site_db.url, data))
+    prepare(db, "course")
+    with db.pair_lock("generate"):  # two service processes starting at once: one generates, the other waits
+        generate_changed(grading, list(policy.assignments), root / ".nbgrader-course", db.url, SettingStamps(db),
+                         CannotServe, log)
+    queue = Queue(db, instance, args.lease)
+    if db.sqlite:
+        queue.orphans_now()
+    digest = policy.digest()
+    sources = grading.sources
+    lane = Lane(course.id, queue, lambda: ledger.Store(db.url, wait=args.db_wait, log=log), root,
+                {n: (known[n].notebook, sources[n], p.counts) for n, p in policy.assignments.items()},
+                resettle=db.get_setting("policy_digest") != digest,
+                on_settled=lambda: db.set_setting("policy_digest", digest))
+    rules = {n: notebook_rules(known[n], sources[n], {a: sources.get(a) for a in known}) for n in policy.assignments}
+    service = Service(db, policy, root, sessions.Signer(secret, scope=course.id), rules,
+                      {n: known[n].title for n in policy.assignments}, course=course,
+                      site_db=None if db.url == site_db.url else site_db)
+    passback = lti_passback.for_course(db, site_db, data, service.titles, public, log, course.id)
+    return lane, service, passback

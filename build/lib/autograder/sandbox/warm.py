@@ -1,0 +1,139 @@
+"""Warm sandboxes: a process keeps its idle zygote sandboxes between submissions.
+
+A :class:`Zygote` is one bubblewrap sandbox whose runner has started Python, imported NumPy and the
+runner, and waits for ``fork`` (it never runs student code; see ``payload/zygote.py``).  Starting one
+costs most of a submission's time, so when a :class:`~.session.Session` is closed its zygote, if it is
+healthy, goes back here (:func:`give`) and the next session of this process takes it (:func:`take`),
+also for another student: every run is a freshly forked child with its own namespaces, scratch file
+systems, seccomp filter and cgroups, and the zygote's memory holds nothing of any submission.
+
+A zygote is not kept when:
+
+* the switch :data:`ENV_COLD` is set (``AUTOGRADER_SANDBOX=cold``: one sandbox per submission, as
+  before warm sandboxes; for comparison in ``bench/bench_scale.py``);
+* it served :data:`MAX_RUNS` runs, or the resident memory of its processes grew by more than
+  :data:`MAX_GROWTH` bytes since it started (recycled);
+* it is dead, or its session could not bring it back to exactly its state before the run (then the
+  session destroys it: a misbehaving zygote is replaced).
+
+A process keeps at most :data:`MAX_IDLE` idle zygotes (a grading worker needs one); they die with the
+process (bubblewrap's ``--die-with-parent``) and are destroyed at exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .cgroup import SandboxCgroups, kill_process
+
+ENV_COLD = "AUTOGRADER_SANDBOX"  # "cold": never keep a sandbox for the next submission
+MAX_RUNS = 500  # runs (forked children) one zygote serves before it is recycled
+MAX_GROWTH = 64 << 20  # bytes its processes' resident memory may grow before it is recycled
+MAX_IDLE = 2
+
+
+def enabled() -> bool:
+    """True unless the cold path is asked for (``AUTOGRADER_SANDBOX=cold``)."""
+    return os.environ.get(ENV_COLD, "").strip().lower() != "cold"
+
+
+@dataclass(eq=False)
+class Zygote:
+    """One started sandbox whose zygote waits for ``fork``.
+
+    ``baseline`` is its process tree (pid, start time) seen from the host before any run: bubblewrap's
+    init and the zygote.  ``key`` says what it was started with (command line, account, rlimits, cgroup
+    parent); a session only takes a zygote started exactly as it would start one.
+    """
+
+    proc: subprocess.Popen
+    cgroup: SandboxCgroups | None
+    key: tuple
+    baseline: set = field(default_factory=set)
+    runs: int = 0
+    rss0: int = 0
+    # bubblewrap's --die-with-parent fires when the THREAD that started it ends: a zygote started in a
+    # thread that is gone is dying (or dead) and is never handed out
+    thread: threading.Thread = field(default_factory=threading.current_thread)
+
+    def alive(self) -> bool:
+        return self.thread.is_alive() and self.proc.poll() is None
+
+    def rss(self) -> int:
+        """Resident memory (bytes) of the sandbox's processes, from the host's /proc."""
+        total = 0
+        for pid, _ in self.baseline:
+            try:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) << 10
+            except (OSError, ValueError, IndexError):
+                pass
+        return total
+
+    def worn(self) -> bool:
+        """True when it should be recycled: too many runs, or its memory grew."""
+        return self.runs >= MAX_RUNS or self.rss() > self.rss0 + MAX_GROWTH
+
+    def destroy(self) -> None:
+        """Kill every process of the sandbox and remove its cgroups."""
+        kill_process(self.proc)
+        if self.cgroup is not None:
+            self.cgroup.kill()
+            self.cgroup.remove()
+            self.cgroup = None
+
+
+_idle: list[Zygote] = []
+_lock = threading.Lock()
+
+
+def take(key: tuple) -> Zygote | None:
+    """An idle zygote started with ``key``, or None (dead idle zygotes are destroyed on the way)."""
+    found, dead = None, []
+    with _lock:
+        for z in list(_idle):
+            if not z.alive():
+                _idle.remove(z)
+                dead.append(z)
+            elif found is None and z.key == key:
+                _idle.remove(z)
+                found = z
+    for z in dead:
+        z.destroy()
+    return found
+
+
+def give(z: Zygote) -> None:
+    """Keep an idle, healthy zygote for the next session of this process (or destroy it, see the module)."""
+    if not enabled() or not z.alive() or z.worn():
+        z.destroy()
+        return
+    with _lock:
+        _idle.append(z)
+        extra = _idle[:-MAX_IDLE]
+        del _idle[:-MAX_IDLE]
+    for old in extra:
+        old.destroy()
+
+
+def discard_all() -> None:
+    """Destroy every idle zygote of this process (at exit; tests)."""
+    with _lock:
+        gone = list(_idle)
+        _idle.clear()
+    for z in gone:
+        z.destroy()
+
+
+def idle_count() -> int:
+    with _lock:
+        return len(_idle)
+
+
+atexit.register(discard_all)

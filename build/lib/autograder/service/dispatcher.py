@@ -1,0 +1,230 @@
+"""The grading loop of one service process: claim queued submissions, grade them in the pool, record results.
+
+Every course of the site has a queue in its own database (a :class:`Lane`); one pool grades them all, claiming
+from the courses in turn, so a busy course cannot starve another and the machine's cores are shared, not
+multiplied by the number of courses.  One thread feeds :meth:`autograder.batch.pools.LocalPool.run` (or the Dask pool's) from the queue: it claims
+a submission when the pool has room, yields :data:`~autograder.batch.pools.IDLE` while jobs are in flight and
+nothing is queued, and sleeps on an event (set by an upload in this process, or after ``poll`` seconds for
+uploads to other processes) when there is nothing at all.  Results are recorded as they come: the submission
+row with the counting attempt and its grade passback in one transaction (:meth:`.queue.Queue.graded`), then the
+gradebook's copy (:func:`.counting.write_gradebook`).  At start, pairs left unsettled (the process ended before
+the copy) are settled again (:func:`.counting.settle`).  A second thread renews the leases of the claims.
+
+Nothing here touches the sandbox: jobs are the batch layer's (:func:`autograder.batch.jobs.make_job`), run
+by its pools with the same isolation and retry policy as ``autograder grade``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+from ..batch.jobs import Job, make_job
+from ..batch.pools import IDLE
+from ..batch.received import received, unusable
+from ..batch.version import fingerprint
+from ..check import all_assignments
+from ..model import Limits, SubmissionResult
+from . import counting
+from .queue import FILE_LOST, NOT_CONFIGURED, SYSTEM_FAILED, Queue
+
+
+def _received(job: Job, payload: dict) -> tuple[SubmissionResult, str]:
+    """The worker's result for ``job`` (:func:`autograder.batch.received.received`) and the JSON text stored for it;
+    raises if the text cannot be stored (a lone surrogate has no UTF-8).
+
+    A result that cannot be used is recorded as that submission's graded outcome
+    (:func:`autograder.batch.received.unusable`), not as a failure of the grading system that keeps a regraded
+    attempt's previous result (:func:`.queue.finish_failed`): the only such results seen came from the student's
+    side (a cell that forged a runner message with a float cell index), and a regrade must not let a notebook that
+    breaks its result keep a grade its corrected tests would take back.  Raised out of the grading loop instead,
+    it gave its claims back without counting the try and claimed the same submission first again, for ever."""
+    result = received(job, payload)
+    text = json.dumps(result.to_json(), ensure_ascii=False)
+    text.encode("utf-8")
+    return result, text
+
+
+@dataclass
+class Lane:
+    """One course's queue in the grading loop: its queue, gradebook writer, data folder and open assignments
+    (``assignments``: name -> (notebook name, source path, counts)); with ``resettle`` every (student, assignment)
+    is settled again at start (the policy changed), then ``on_settled`` is called."""
+
+    course: str
+    queue: Queue
+    store_factory: Callable[[], object]
+    data_root: Path
+    assignments: dict[str, tuple[str, Path, str]]
+    resettle: bool = False
+    on_settled: Callable[[], None] = lambda: None
+    sources: dict[str, bytes] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.sources = {name: path.read_bytes() for name, (_, path, _) in self.assignments.items()}
+
+    @property
+    def db(self):
+        return self.queue.db
+
+
+class Dispatcher:
+    """Grades the queues of ``lanes`` with ``pool`` (created lazily by ``make_pool`` in the dispatcher thread)."""
+
+    def __init__(self, lanes: list[Lane], make_pool: Callable[[], object], *, sandbox: bool, limits: Limits,
+                 scratch: str | None, log: Callable[[str], None], poll: float = 1.0) -> None:
+        self.lanes = {lane.course: lane for lane in lanes}
+        self.make_pool = make_pool
+        self.sandbox, self.limits, self.scratch = sandbox, limits, scratch
+        self.log, self.poll = log, poll
+        self.outstanding = 0
+        self._turn = 0
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self.ready = threading.Event()
+
+    def start(self) -> None:
+        for target, name in ((self._main, "autograder-dispatcher"), (self._renew, "autograder-lease")):
+            t = threading.Thread(target=target, name=name, daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def _release(self) -> int:
+        return sum(lane.queue.release() for lane in self.lanes.values())
+
+    def stop(self) -> None:
+        """Stop claiming and give this process's claims back (they are graded by the next start or another process)."""
+        self._stop.set()
+        self._wake.set()
+        try:
+            n = self._release()
+            if n:
+                self.log(f"已将正在评分的 {n} 份提交放回队列")
+        except Exception as exc:  # noqa: BLE001 - the database is gone: the leases run out instead
+            self.log(f"警告：未能把正在评分的提交放回队列（{exc}）；租约到期后会重新评分")
+
+    # ---- the threads
+
+    def _renew(self) -> None:
+        lease = min(lane.queue.lease for lane in self.lanes.values())
+        while not self._stop.wait(max(lease / 4, 0.2)):
+            for lane in self.lanes.values():
+                try:
+                    lane.queue.renew()
+                except Exception as exc:  # noqa: BLE001 - try again at the next tick
+                    self.log(f"警告：课程 {lane.course} 续租失败（{exc}）")
+
+    def _main(self) -> None:
+        delay = 1.0
+        while not self._stop.is_set():
+            try:
+                self._run()
+                return
+            except Exception:  # noqa: BLE001 - keep serving: log, wait, start again (claims are re-taken after their lease)
+                self.log("评分循环出错，稍后重试：\n" + traceback.format_exc(limit=5))
+                self.outstanding = 0
+                try:  # the jobs of the abandoned pool: claimable again at once (not the students' fault)
+                    self._release()
+                except Exception:  # noqa: BLE001 - still down: their leases run out instead (renewal skips them)
+                    pass
+                if self._stop.wait(delay):
+                    return
+                delay = min(delay * 2, 30.0)
+
+    def _run(self) -> None:
+        stores = {course: lane.store_factory() for course, lane in self.lanes.items()}
+        try:
+            for course, lane in self.lanes.items():
+                pairs = counting.unsettled_pairs(lane.db, everything=lane.resettle)
+                for student, assignment in pairs:
+                    if assignment in lane.assignments:
+                        self._settle(lane, stores[course], student, assignment)
+                if pairs:
+                    self.log(f"课程 {course}：成绩库已与 {len(pairs)} 个（学生，作业）的计分提交同步")
+                lane.resettle = False
+                lane.on_settled()
+            pool = self.make_pool()
+            self.ready.set()
+            try:
+                for job, payload, error in pool.run(self._source()):
+                    self.outstanding -= 1
+                    self._record(stores[job.tag.partition("/")[0]], job, payload, error)
+            finally:
+                pool.close()
+        finally:
+            for store in stores.values():
+                store.close()
+
+    def _source(self) -> Iterator[Job]:
+        while not self._stop.is_set():
+            job = self._claim()
+            if job is not None:
+                self.outstanding += 1
+                yield job
+            elif self.outstanding > 0:
+                yield IDLE
+            else:
+                self._wake.wait(self.poll)
+                self._wake.clear()
+
+    def _claim(self) -> Job | None:
+        """A job from the next course in turn that has one (round robin over the courses)."""
+        lanes = list(self.lanes.values())
+        for i in range(len(lanes)):
+            lane = lanes[(self._turn + i) % len(lanes)]
+            job = self._claim_from(lane)
+            if job is not None:
+                self._turn = (self._turn + i + 1) % len(lanes)
+                return job
+        return None
+
+    def _claim_from(self, lane: Lane) -> Job | None:
+        while True:
+            claim = lane.queue.claim()
+            if claim is None:
+                return None
+            if claim.assignment not in lane.assignments:
+                lane.queue.failed(claim.id, NOT_CONFIGURED.format(assignment=claim.assignment))
+                continue
+            notebook, source, _ = lane.assignments[claim.assignment]
+            path = lane.data_root / claim.path
+            try:
+                data = path.read_bytes()
+            except OSError:
+                data = None
+            if data is None or hashlib.sha256(data).hexdigest() != claim.sha256:
+                lane.queue.failed(claim.id, FILE_LOST)
+                continue
+            return make_job(claim.student_id, claim.assignment, notebook, path, source,
+                            fingerprint(lane.sources[claim.assignment], data), sandbox=self.sandbox,
+                            limits=self.limits, scratch=self.scratch, tag=f"{lane.course}/{claim.id}")
+
+    def _record(self, store, job: Job, payload: dict | None, error: str | None) -> None:
+        """Record a job's outcome in its course (``job.tag``: ``<course>/<submission id>``) and ``store``, its gradebook."""
+        course, _, sid = job.tag.partition("/")
+        lane = self.lanes[course]
+        if error is not None:
+            lane.queue.failed(sid, SYSTEM_FAILED + error)  # the whole reason, for instructors (queue.error_for)
+            self.log(f"{lane.course}/{job.name} ({sid[:6]})：未能评分（{error}）")
+            return
+        try:
+            result, text = _received(job, payload)
+        except Exception as exc:  # noqa: BLE001 - this submission's outcome, never the loop's (see _received)
+            result = unusable(job, all_assignments()[job.assignment], exc)
+            text = json.dumps(result.to_json(), ensure_ascii=False)
+            self.log(f"{lane.course}/{job.name} ({sid[:6]})：{result.notes[0]}")
+        if lane.queue.graded(sid, score=result.score, max_score=result.max_score, fingerprint=result.fingerprint,
+                             result_json=text, counts=lane.assignments[job.assignment][2]):
+            counting.write_gradebook(lane.db, store, lane.assignments[job.assignment][0], job.student, job.assignment)
+
+    def _settle(self, lane: Lane, store, student: str, assignment: str) -> None:
+        counting.settle(lane.db, store, lambda a: lane.assignments[a][2], lambda a: lane.assignments[a][0], student, assignment)
