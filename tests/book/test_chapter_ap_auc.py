@@ -12,7 +12,7 @@ import pytest
 from autograder import reference as ref
 
 CHAPTER = Path(__file__).resolve().parents[2] / "book" / "ap_auc"
-PAGES = ["index", "ap", "auc", "dprime", "program"]
+PAGES = ["index", "ap", "auc", "dprime", "det", "cost_curves", "program"]
 SCORES = [0.9, 0.8, 0.7, 0.6, 0.6, 0.5, 0.5, 0.4, 0.3]
 LABELS = [1, 1, 0, 1, 0, 0, 0, 1, 0]
 
