@@ -34,7 +34,7 @@ QUIZ_MISTAKES: tuple[Mistake, ...] = (
     _m("pr_baseline_half", "把 PR 曲线的参照当成了 0.5", "binary/pr", "binary-pr", "Precision-Recall 曲线与 AP"),
     _m("baseline_negative_share", "把负类比例当成了精确率的参照", "binary/pr", "binary-pr", "Precision-Recall 曲线与 AP"),
     _m("auc_as_ap", "把 AUC 当成了 AP", "binary/pr", "binary-ap", "平均精确率 AP"),
-    _m("ap_as_prevalence", "把正类比例当成了 AP", "ap_auc/ap", "apauc-ap-baseline", "AP 的基线：正类比例 π"),
+    _m("ap_as_prevalence", "把正类比例当成了 AP", "ap_auc/ap", "apauc-ap-baseline", "AP 的基线：样本多时约为 π，正类少时更高"),
     _m("dprime_no_sqrt2", "漏掉了系数 √2", "ap_auc/dprime", "apauc-dprime-derivation", "推导：等方差高斯得分"),
     _m("dprime_two", "把系数 √2 写成了 2", "ap_auc/dprime", "apauc-dprime-derivation", "推导：等方差高斯得分"),
     _m("dprime_sqrt2_inverted", "除以 √2 写成了乘以 √2", "ap_auc/dprime", "apauc-dprime-derivation", "推导：等方差高斯得分"),

@@ -15,7 +15,8 @@ counted, and the test fails on a shared stretch only when at least ``RUN`` of it
 such occurrences.  A stretch made only (or mostly) of terms, such as “真正例、假正例、真负例和假负例”, does not
 count; a copied clause does, however many terms it contains, because terms are discounted without
 breaking the stretch (so the rule is stricter than treating terms as separators: the words on both
-sides of a term add up).  A hit is reported with the line, the original wording of the page and both
+sides of a term add up).  The title of a work in 《》 is discounted the same way: citing a source by its title
+(the licence page credits the seeds) is not writing its sentences.  A hit is reported with the line, the original wording of the page and both
 counts, so the writer sees what to rewrite.
 
 The seeds are not part of the repository, and a copy of their sentences must not be either: the
@@ -42,6 +43,7 @@ FINGERPRINTS = Path(__file__).with_name("seed_fingerprints.txt")
 TERMS = ROOT / "book" / "glossary" / "terms.yml"
 RUN = 12
 _HAN = re.compile(rf"[{CJK}]")
+TITLE = re.compile(r"《[^》\n]{1,80}》")  # the title of a work, as a citation names it (the licence page credits the seeds)
 
 
 def squeeze(text: str) -> tuple[str, list[int]]:
@@ -92,6 +94,7 @@ def shared_runs(sources: list[Source], prints: set[str], n: int = RUN, terms: re
     for source in sources:
         chars, offsets = squeeze(source.text)
         in_term = {k for m in (terms.finditer(source.text) if terms else ()) for k in range(m.start(), m.end())}
+        in_term |= {k for m in TITLE.finditer(source.text) for k in range(m.start(), m.end())}  # a cited work's title
         found = [fingerprint(chars[i:i + n]) in prints for i in range(len(chars) - n + 1)]
         i = 0
         while i < len(found):
@@ -173,6 +176,13 @@ def test_terms_are_discounted_but_do_not_break_a_stretch():
     assert shared_runs([Source("probe", SEED_PROBE[:14])], probe) and not shared_runs([Source("probe", SEED_PROBE[:14])], probe, terms=only_terms)
     middle = term_pattern(["七八九"])       # 6 own characters on its left, 13 on its right: counted together
     assert shared_runs([Source("probe", SEED_PROBE[:6 + 3 + RUN - 6])], probe, terms=middle)
+
+
+def test_a_cited_title_is_discounted_but_prose_around_it_is_not():
+    seed = "监督学习性能评估交叉验证分类指标是一篇文章"
+    prints = {fingerprint(g) for g in grams_of(seed)}
+    assert shared_runs([Source("p", "资料有《监督学习性能评估：交叉验证、分类指标》等。")], prints) == []
+    assert shared_runs([Source("p", "监督学习性能评估：交叉验证、分类指标。")], prints)
 
 
 def test_glossary_words_are_read_from_the_terms_file():

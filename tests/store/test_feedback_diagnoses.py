@@ -140,7 +140,7 @@ def _service_attempt_html(result, shown: str, named: bool) -> str:
                 result.score, result.score, result.max_score, None, None, True, result, shown, FEEDBACK_POLICIES[shown],
                 show_diagnoses=named)
     return environment().get_template("_submission_live.html").render(
-        a=a, account=SimpleNamespace(is_instructor=False), csrf="t", root="/", tz=timezone.utc)  # render()'s context
+        a=a, account=SimpleNamespace(is_instructor=False, is_staff=False), csrf="t", root="/", tz=timezone.utc)  # render()'s context
 
 
 def test_service_pages_show_the_stored_diagnosis_and_honour_the_switch(walker, constant_auc):
