@@ -108,6 +108,7 @@ def serve(args: argparse.Namespace) -> int:
     dispatcher = Dispatcher(lanes, make_pool, sandbox=grading.sandbox, limits=grading.limits, scratch=args.scratch, log=log)
     for service in services.values():
         service.wake = dispatcher.wake
+        service.settle_soon = dispatcher.settle_soon
     site = Site(site_db, data, url, services, secret)
 
     @contextlib.asynccontextmanager

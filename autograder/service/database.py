@@ -13,7 +13,8 @@ A course's tables (:data:`META`) live in the course's database, next to its nbgr
 * ``service_sign_in_failures`` - failed sign-ins (and sign-ins being checked), per client address and, when the
   code's first part names an account, per account (the rate limit, :mod:`.accounts`);
 * ``service_ended_sessions`` - sessions signed out before their expiry (their nonce), refused from then on;
-* ``service_overrides`` - an instructor's exceptions for one student and assignment: a later deadline, extra attempts;
+* ``service_overrides`` - an instructor's exceptions for one student and assignment: a later deadline, extra attempts,
+  a waived late penalty;
 * ``service_regrades`` - regrades an instructor asked for (which submissions, when), for their progress;
 * ``service_meta`` - small settings (the policy digest the gradebook was settled with).
 
@@ -121,6 +122,7 @@ OVERRIDES = sa.Table(
     sa.Column("assignment", sa.String(128), primary_key=True),
     sa.Column("deadline", sa.Float),  # epoch seconds; None: the course's deadline
     sa.Column("extra_attempts", sa.Integer, nullable=False, default=0),  # added to attempts_per_24h
+    sa.Column("waive_late", sa.Boolean, nullable=False, default=False, server_default=sa.false()),  # late work counts whole
     sa.Column("updated_at", sa.Float, nullable=False),
     sa.Column("updated_by", sa.String(128), nullable=False),
 )

@@ -8,7 +8,10 @@ nothing is queued, and sleeps on an event (set by an upload in this process, or 
 uploads to other processes) when there is nothing at all.  Results are recorded as they come: the submission
 row with the counting attempt and its grade passback in one transaction (:meth:`.queue.Queue.graded`), then the
 gradebook's copy (:func:`.counting.write_gradebook`).  At start, pairs left unsettled (the process ended before
-the copy) are settled again (:func:`.counting.settle`).  A second thread renews the leases of the claims.
+the copy) are settled again (:func:`.counting.settle`); while it runs, the loop copies the pairs it finds unsettled
+(an exception granted to a student restated their attempts: :mod:`.overrides`) at once when asked
+(:meth:`Dispatcher.settle_soon`) and every :data:`SWEEP_SECONDS` (another process's grant, or a copy that failed).
+A second thread renews the leases of the claims.
 
 Nothing here touches the sandbox: jobs are the batch layer's (:func:`autograder.batch.jobs.make_job`), run
 by its pools with the same isolation and retry policy as ``autograder grade``.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +36,9 @@ from ..check import all_assignments
 from ..model import Limits, SubmissionResult
 from . import counting
 from .queue import FILE_LOST, NOT_CONFIGURED, SYSTEM_FAILED, Queue
+
+
+SWEEP_SECONDS = 15.0  # how often the running loop looks for pairs whose gradebook copy is not written
 
 
 def _received(job: Job, payload: dict) -> tuple[SubmissionResult, str]:
@@ -85,6 +92,9 @@ class Dispatcher:
         self.outstanding = 0
         self._turn = 0
         self._wake = threading.Event()
+        self._sweep = threading.Event()
+        self._swept = 0.0
+        self._stores: dict[str, object] = {}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.ready = threading.Event()
@@ -96,6 +106,11 @@ class Dispatcher:
             self._threads.append(t)
 
     def wake(self) -> None:
+        self._wake.set()
+
+    def settle_soon(self) -> None:
+        """Copy the pairs left unsettled into their gradebooks at the loop's next turn (within a second or so)."""
+        self._sweep.set()
         self._wake.set()
 
     def _release(self) -> int:
@@ -141,7 +156,7 @@ class Dispatcher:
                 delay = min(delay * 2, 30.0)
 
     def _run(self) -> None:
-        stores = {course: lane.store_factory() for course, lane in self.lanes.items()}
+        stores = self._stores = {course: lane.store_factory() for course, lane in self.lanes.items()}
         try:
             for course, lane in self.lanes.items():
                 pairs = counting.unsettled_pairs(lane.db, everything=lane.resettle)
@@ -152,6 +167,7 @@ class Dispatcher:
                     self.log(f"课程 {course}：成绩库已与 {len(pairs)} 个（学生，作业）的计分提交同步")
                 lane.resettle = False
                 lane.on_settled()
+            self._swept = time.monotonic()
             pool = self.make_pool()
             self.ready.set()
             try:
@@ -166,6 +182,7 @@ class Dispatcher:
 
     def _source(self) -> Iterator[Job]:
         while not self._stop.is_set():
+            self._sweep_if_due()
             job = self._claim()
             if job is not None:
                 self.outstanding += 1
@@ -175,6 +192,25 @@ class Dispatcher:
             else:
                 self._wake.wait(self.poll)
                 self._wake.clear()
+
+    def _sweep_if_due(self) -> None:
+        """Write the gradebook copy of every pair left unsettled (:func:`.counting.write_gradebook`), when asked or
+        every :data:`SWEEP_SECONDS`; in the loop's thread, which owns the gradebook stores.  A failure is logged and
+        left for the next sweep: grading goes on."""
+        if not self._sweep.is_set() and time.monotonic() - self._swept < SWEEP_SECONDS:
+            return
+        self._sweep.clear()
+        self._swept = time.monotonic()
+        for course, lane in self.lanes.items():
+            try:
+                pairs = [p for p in counting.unsettled_pairs(lane.db) if p[1] in lane.assignments]
+                for student, assignment in pairs:
+                    counting.write_gradebook(lane.db, self._stores[course], lane.assignments[assignment][0], student, assignment)
+            except Exception as exc:  # noqa: BLE001 - the gradebook is a copy: the next sweep writes it
+                self.log(f"警告：课程 {course} 的成绩库同步失败，稍后重试（{exc}）")
+                continue
+            if pairs:
+                self.log(f"课程 {course}：成绩库已与 {len(pairs)} 个（学生，作业）的计分提交同步")
 
     def _claim(self) -> Job | None:
         """A job from the next course in turn that has one (round robin over the courses)."""

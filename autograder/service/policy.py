@@ -43,7 +43,8 @@ class AssignmentPolicy:
     """What the service allows for one assignment.
 
     ``late_penalty`` is None when late work is refused, else the factor a late attempt's score is multiplied
-    by; late work is accepted until ``late_until``.
+    by; late work is accepted until ``late_until``.  ``late_waived``: an instructor waived the penalty for one
+    student (:mod:`.overrides`); their late work is still late, and counts whole.
     """
 
     name: str
@@ -54,6 +55,7 @@ class AssignmentPolicy:
     feedback_before_deadline: str
     counts: str
     diagnoses_before_deadline: bool = True
+    late_waived: bool = False
 
     def lateness(self, now: datetime) -> str:
         """``"on_time"``, ``"late"`` (accepted with the penalty) or ``"closed"`` (refused)."""
@@ -62,6 +64,16 @@ class AssignmentPolicy:
         if self.late_penalty is not None and self.late_until is not None and now <= self.late_until:
             return "late"
         return "closed"
+
+    def terms(self, at: datetime) -> tuple[bool, float] | None:
+        """Whether an attempt arriving at ``at`` is late and the factor its score counts with (1 on time or with the
+        penalty waived); None when it is refused.  The one rule for a new upload and for the attempts already made
+        when a student's deadline or waiver changes (:func:`.overrides.restate`)."""
+        lateness = self.lateness(at)
+        if lateness == "closed":
+            return None
+        late = lateness == "late"
+        return late, (self.late_penalty if late and not self.late_waived else 1.0)
 
     def last_moment(self) -> datetime | None:
         """When the last submission can arrive: the late cut-off if late work is accepted, else the deadline."""
@@ -84,7 +96,7 @@ class AssignmentPolicy:
         return {"name": self.name, "deadline": iso(self.deadline), "late_penalty": self.late_penalty,
                 "late_until": iso(self.late_until), "attempts_per_24h": self.attempts_per_24h,
                 "feedback_before_deadline": self.feedback_before_deadline, "counts": self.counts,
-                "diagnoses_before_deadline": self.diagnoses_before_deadline}
+                "diagnoses_before_deadline": self.diagnoses_before_deadline, "late_waived": self.late_waived}
 
 
 @dataclass(frozen=True)

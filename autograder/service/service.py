@@ -40,6 +40,7 @@ class Service:
     rules: dict[str, NotebookRules]
     titles: dict[str, str]
     wake: Callable[[], None] = lambda: None
+    settle_soon: Callable[[], None] = lambda: None  # the grading loop's: copy unsettled pairs into the gradebook now
     cache: codes.CodeCache = field(default_factory=codes.CodeCache)
     clock: Callable[[], float] = time.time
     course: Course = UPGRADED
@@ -76,6 +77,7 @@ class Service:
         except ValueError:
             raise Invalid("新的截止时间格式应为 YYYY-MM-DDTHH:MM") from None
         overrides.extend_deadline(self.db, policy, student, naive.replace(tzinfo=self.course_tz()), by)
+        self.settle_soon()  # the attempts already made were restated: the gradebook's copy follows
 
     def add_attempts(self, student: str, assignment: str, extra: str, by: str) -> int:
         """Grant ``student`` ``extra`` (a form's text) more attempts per 24 hours at ``assignment``."""
@@ -86,6 +88,20 @@ class Service:
         except ValueError:
             raise Invalid("增加的次数应为 1 到 100 之间的整数") from None
         return overrides.add_attempts(self.db, policy, student, n, by)
+
+    def waive_late(self, student: str, assignment: str, waived: str, by: str) -> None:
+        """Waive (``waived`` ``"1"``) or restore (``"0"``) ``student``'s late penalty at ``assignment``, for the
+        attempts already made (their scores, the counting choice, the LMS and the gradebook follow) and the next."""
+        self.accounts.student(student)
+        policy = self.policy.assignments[self.submissions.known(assignment)]
+        if waived not in ("0", "1"):
+            raise Invalid("免除迟交扣分的取值应为 1（免除）或 0（恢复）")
+        overrides.waive_late(self.db, policy, student, waived == "1", by)
+        self.settle_soon()
+
+    def late_waived(self, student: str, assignment: str) -> bool:
+        row = overrides.get(self.db, student, assignment)
+        return bool(row is not None and row.waive_late)
 
     def extra_attempts(self, student: str, assignment: str) -> int:
         row = overrides.get(self.db, student, assignment)
