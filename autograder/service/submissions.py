@@ -34,7 +34,7 @@ from . import grade_sheet, overrides, queue
 from .codes import Account
 from .counting import BEING_REGRADED, counting_rows, effective_score, lock_pair, with_penalty
 from .database import ACCOUNTS, SUBMISSIONS, Database
-from .errors import Forbidden, NotFound, NotReady, TooMany
+from .errors import Forbidden, Invalid, NotFound, NotReady, TooMany
 from .policy import DAY, AssignmentPolicy, CoursePolicy, retry_after
 from .times import course_zone, stamp
 from .uploads import NotebookRules, check_filename, check_notebook, store_file
@@ -352,22 +352,29 @@ class Submissions:
             out.setdefault(r.student_id, {})[r.assignment] = scores(r, kept=True)
         return out
 
+    def _attempt_counts(self, con: sa.Connection) -> dict[tuple[str, str], int]:
+        S = SUBMISSIONS
+        rows = con.execute(sa.select(S.c.student_id, S.c.assignment, sa.func.count()).group_by(S.c.student_id, S.c.assignment))
+        return {(sid, a): n for sid, a, n in rows}
+
     def attempt_counts(self) -> dict[str, dict[str, int]]:
         """Student -> assignment -> how many attempts."""
-        S = SUBMISSIONS
         with self.db.read() as con:
-            counts = con.execute(sa.select(S.c.student_id, S.c.assignment, sa.func.count())
-                                 .group_by(S.c.student_id, S.c.assignment)).all()
+            counts = self._attempt_counts(con)
         out: dict[str, dict[str, int]] = {}
-        for sid, a, n in counts:
+        for (sid, a), n in counts.items():
             out.setdefault(sid, {})[a] = n
         return out
 
-    def grades_csv(self) -> str:
-        """``grades.csv`` (:mod:`.grade_sheet`): every enrolled student at every open assignment, the counting
-        attempt's score with the penalty (empty without one), when it arrived in the course's zone, late, penalty."""
+    def grades_csv(self, shape: str = "long") -> str:
+        """``grades.csv`` (:mod:`.grade_sheet`) in ``shape`` (``long``: every enrolled student at every open
+        assignment, the counting attempt's score with the penalty (empty without one), when it arrived in the course's
+        zone, late, penalty, the attempts made; ``wide``: a row per student, a column per assignment)."""
+        if shape not in grade_sheet.FORMATS:
+            raise Invalid(f"grades.csv 的 format 应为 {' 或 '.join(grade_sheet.FORMATS)}，而不是 {shape[:40]!r}")
         with self.db.read() as con:
             rows = counting_rows(con)
+            tries = self._attempt_counts(con)
             students = con.execute(sa.select(ACCOUNTS.c.login, ACCOUNTS.c.name).where(ACCOUNTS.c.role == "student")
                                    .order_by(ACCOUNTS.c.login)).all()
         counted = {}
@@ -377,7 +384,8 @@ class Submissions:
                                                                         bool(r.late), r.penalty)
         known = all_assignments()
         tops = {a: (known[a].max_score() if a in known else None) for a in self.course.assignments}
-        return grade_sheet.write([(s.login, s.name or "") for s in students], tops, counted, course_zone(self.course))
+        return grade_sheet.write([(s.login, s.name or "") for s in students], tops, counted, course_zone(self.course),
+                                 tries, shape)
 
 
 def wait_text(seconds: float) -> str:

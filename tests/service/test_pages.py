@@ -373,7 +373,9 @@ def test_instructor_dashboard_regrade_extend_and_grades(site, browser, width, st
     page.goto(f"{base}/instructor/")
     with page.expect_download() as download:
         page.click("a[href$='api/v1/grades.csv']")
-    rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
+    data = Path(download.value.path()).read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")  # UTF-8 with a byte order mark: a Chinese Excel reads the names right
+    rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
     mine = {(r["student_id"], r["assignment"]): r for r in rows}
     assert float(mine[(students[0], A2)]["score"]) == 69 and float(mine[(students[1], A2)]["score"]) == 0
     assert mine[(students[0], A3)]["score"] and mine[(students[0], A2)]["student_name"] == f"学生 {students[0]}"
@@ -393,7 +395,9 @@ def test_roster_import_codes_once_and_reset(site, browser):
                                            "buffer": "student_id,name\ns001,学生 s001\nn100,新同学\n".encode()}])
     with page.expect_download() as download:
         page.click("#roster-import button")
-    rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
+    data = Path(download.value.path()).read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")  # UTF-8 with a byte order mark: a Chinese Excel reads the names right
+    rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
     assert [r["student_id"] for r in rows] == ["n100"] and rows[0]["code"]
     page.wait_for_function("() => document.getElementById('import-message').textContent.includes('新建 1 个账号')")
     page.wait_for_selector("#roster-table a[href$='students/n100']")

@@ -8,7 +8,7 @@ GET      /api/v1/submissions/{id}                    one submission (its owner o
 GET      /api/v1/submissions/{id}/feedback           the feedback page (HTML), cut to the policy before the deadline
 GET      /api/v1/submissions?assignment=NAME         the caller's submissions (an instructor: everyone's)
 GET      /api/v1/assignments                         the open assignments and their rules
-GET      /api/v1/grades.csv                          counting attempts (instructors only)
+GET      /api/v1/grades.csv[?format=wide]            counting attempts (staff only; UTF-8 with a BOM)
 POST     /api/v1/session                             sign in with a code -> session cookie + CSRF token
 GET      /api/v1/session                             who is signed in
 DELETE   /api/v1/session                             sign out
@@ -37,7 +37,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ...store import report
-from .. import sessions
+from .. import grade_sheet, sessions
 from ..errors import Invalid
 from ..codes import Account
 from ..submissions import error_shown, scores
@@ -139,9 +139,13 @@ def assignments(request: Request) -> Response:
 
 
 def grades(request: Request) -> Response:
+    """``grades.csv`` (:mod:`..grade_sheet`): long, or ``?format=wide``; UTF-8 with a byte order mark."""
     auth.staff(auth.caller(request), "只有教师和助教可以下载成绩")
-    return Response(auth.service_of(request).submissions.grades_csv(), media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": 'attachment; filename="grades.csv"'})
+    shape = request.query_params.get("format", "long")
+    text = auth.service_of(request).submissions.grades_csv(shape)
+    name = "grades.csv" if shape == "long" else "grades-wide.csv"
+    return Response(grade_sheet.encoded(text), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 async def login(request: Request) -> Response:
