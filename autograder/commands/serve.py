@@ -20,7 +20,7 @@ from ..service.policy import PolicyError, load_policy
 from ..service.queue import Queue
 from ..service.schema import prepare
 from ..service.service import Service
-from ..service.site import Site, SiteError
+from ..service.site import Site, SiteError, book_url
 from ..service.site import public_url as site_url
 from ..service.uploads import notebook_rules
 from ..service.web.app import make_app
@@ -65,6 +65,7 @@ def serve(args: argparse.Namespace) -> int:
     keep_private(data)  # 0700 folder, 0600 database files, umask 077
     try:
         url = site_url(args.public_url, args.host, args.port, bool(args.ssl_certfile))
+        book = book_url(args.book_url)
     except SiteError as exc:
         raise CannotServe(str(exc)) from None
     site_db = Database(database_url(args.db, data))
@@ -109,7 +110,7 @@ def serve(args: argparse.Namespace) -> int:
     for service in services.values():
         service.wake = dispatcher.wake
         service.settle_soon = dispatcher.settle_soon
-    site = Site(site_db, data, url, services, secret)
+    site = Site(site_db, data, url, services, secret, book_url=book)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):

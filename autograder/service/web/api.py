@@ -43,6 +43,7 @@ from ..codes import Account
 from ..submissions import error_shown, scores
 from . import auth
 from .forms import FORM_OVERHEAD, parse_form, read_capped
+from .render import book_of
 
 SMALL_BODY = 4096
 
@@ -114,7 +115,7 @@ def feedback(request: Request) -> Response:
     submissions = auth.service_of(request).submissions
     who = auth.caller(request)
     title, result, shown, named = submissions.feedback(who.account, submissions.get(who.account, request.path_params["id"]))
-    return HTMLResponse(report.feedback_html(title, result, shown, diagnoses=named))
+    return HTMLResponse(report.feedback_html(title, result, shown, diagnoses=named, book_url=book_of(request)))
 
 
 def listing(request: Request) -> Response:
