@@ -14,6 +14,7 @@ from pathlib import Path
 from ..check import all_assignments
 from ..service import courses, sessions, worker
 from ..service.database import Database, keep_private
+from ..service.checks import CheckQueue
 from ..service.dispatcher import Dispatcher, Lane
 from ..service.lti import passback as lti_passback
 from ..service.policy import PolicyError, load_policy
@@ -159,14 +160,16 @@ def _open_course(args: argparse.Namespace, course: courses.Course, policy, gradi
         generate_changed(grading, list(policy.assignments), root / ".nbgrader-course", db.url, SettingStamps(db),
                          CannotServe, log)
     queue = Queue(db, instance, args.lease)
+    check_queue = CheckQueue(db, instance, args.lease)
     if db.sqlite:
         queue.orphans_now()
+        check_queue.orphans_now()
     digest = policy.digest()
     sources = grading.sources
     lane = Lane(course.id, queue, lambda: ledger.Store(db.url, wait=args.db_wait, log=log), root,
                 {n: (known[n].notebook, sources[n], p.counts) for n, p in policy.assignments.items()},
                 resettle=db.get_setting("policy_digest") != digest,
-                on_settled=lambda: db.set_setting("policy_digest", digest))
+                on_settled=lambda: db.set_setting("policy_digest", digest), checks=check_queue)
     rules = {n: notebook_rules(known[n], sources[n], {a: sources.get(a) for a in known}) for n in policy.assignments}
     service = Service(db, policy, root, sessions.Signer(secret, scope=course.id), rules,
                       {n: known[n].title for n in policy.assignments}, course=course,

@@ -34,7 +34,8 @@ from ..batch.received import received, unusable
 from ..batch.version import fingerprint
 from ..check import all_assignments
 from ..model import Limits, SubmissionResult
-from . import counting
+from . import checks, counting
+from .checks import CHECK_TAG, CheckQueue
 from .queue import FILE_LOST, NOT_CONFIGURED, SYSTEM_FAILED, Queue
 
 
@@ -61,7 +62,8 @@ def _received(job: Job, payload: dict) -> tuple[SubmissionResult, str]:
 class Lane:
     """One course's queue in the grading loop: its queue, gradebook writer, data folder and open assignments
     (``assignments``: name -> (notebook name, source path, counts)); with ``resettle`` every (student, assignment)
-    is settled again at start (the policy changed), then ``on_settled`` is called."""
+    is settled again at start (the policy changed), then ``on_settled`` is called.  ``checks``: the course's queue of
+    checks before an attempt (:mod:`.checks`), graded on the visible cases only, and only when no attempt waits."""
 
     course: str
     queue: Queue
@@ -70,6 +72,7 @@ class Lane:
     assignments: dict[str, tuple[str, Path, str]]
     resettle: bool = False
     on_settled: Callable[[], None] = lambda: None
+    checks: CheckQueue | None = None
     sources: dict[str, bytes] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -113,8 +116,12 @@ class Dispatcher:
         self._sweep.set()
         self._wake.set()
 
+    def _queues(self) -> list[tuple[str, Queue]]:
+        """Every queue this loop claims from: each course's attempts and checks."""
+        return [(lane.course, q) for lane in self.lanes.values() for q in (lane.queue, lane.checks) if q is not None]
+
     def _release(self) -> int:
-        return sum(lane.queue.release() for lane in self.lanes.values())
+        return sum(q.release() for _, q in self._queues())
 
     def stop(self) -> None:
         """Stop claiming and give this process's claims back (they are graded by the next start or another process)."""
@@ -132,11 +139,11 @@ class Dispatcher:
     def _renew(self) -> None:
         lease = min(lane.queue.lease for lane in self.lanes.values())
         while not self._stop.wait(max(lease / 4, 0.2)):
-            for lane in self.lanes.values():
+            for course, queue in self._queues():
                 try:
-                    lane.queue.renew()
+                    queue.renew()
                 except Exception as exc:  # noqa: BLE001 - try again at the next tick
-                    self.log(f"警告：课程 {lane.course} 续租失败（{exc}）")
+                    self.log(f"警告：课程 {course} 续租失败（{exc}）")
 
     def _main(self) -> None:
         delay = 1.0
@@ -213,23 +220,28 @@ class Dispatcher:
                 self.log(f"课程 {course}：成绩库已与 {len(pairs)} 个（学生，作业）的计分提交同步")
 
     def _claim(self) -> Job | None:
-        """A job from the next course in turn that has one (round robin over the courses)."""
+        """A job from the next course in turn that has one (round robin over the courses): an attempt if any course
+        has one waiting, else a check (a check never delays an attempt)."""
         lanes = list(self.lanes.values())
-        for i in range(len(lanes)):
-            lane = lanes[(self._turn + i) % len(lanes)]
-            job = self._claim_from(lane)
-            if job is not None:
-                self._turn = (self._turn + i + 1) % len(lanes)
-                return job
+        for check in (False, True):
+            for i in range(len(lanes)):
+                lane = lanes[(self._turn + i) % len(lanes)]
+                job = self._claim_from(lane, check)
+                if job is not None:
+                    self._turn = (self._turn + i + 1) % len(lanes)
+                    return job
         return None
 
-    def _claim_from(self, lane: Lane) -> Job | None:
+    def _claim_from(self, lane: Lane, check: bool = False) -> Job | None:
+        queue = lane.checks if check else lane.queue
+        if queue is None:
+            return None
         while True:
-            claim = lane.queue.claim()
+            claim = queue.claim()
             if claim is None:
                 return None
             if claim.assignment not in lane.assignments:
-                lane.queue.failed(claim.id, NOT_CONFIGURED.format(assignment=claim.assignment))
+                queue.failed(claim.id, NOT_CONFIGURED.format(assignment=claim.assignment))
                 continue
             notebook, source, _ = lane.assignments[claim.assignment]
             path = lane.data_root / claim.path
@@ -238,16 +250,22 @@ class Dispatcher:
             except OSError:
                 data = None
             if data is None or hashlib.sha256(data).hexdigest() != claim.sha256:
-                lane.queue.failed(claim.id, FILE_LOST)
+                queue.failed(claim.id, FILE_LOST)
                 continue
+            notes = [checks.NOTE] if check else None  # a check's job never shares an attempt's key
             return make_job(claim.student_id, claim.assignment, notebook, path, source,
-                            fingerprint(lane.sources[claim.assignment], data), sandbox=self.sandbox,
-                            limits=self.limits, scratch=self.scratch, tag=f"{lane.course}/{claim.id}")
+                            fingerprint(lane.sources[claim.assignment], data, notes=notes), sandbox=self.sandbox,
+                            limits=self.limits, scratch=self.scratch,
+                            tag=f"{lane.course}/{CHECK_TAG if check else ''}{claim.id}", visible_only=check)
 
     def _record(self, store, job: Job, payload: dict | None, error: str | None) -> None:
-        """Record a job's outcome in its course (``job.tag``: ``<course>/<submission id>``) and ``store``, its gradebook."""
+        """Record a job's outcome in its course (``job.tag``: ``<course>/<submission id>``, or ``<course>/check:<id>``
+        for a check) and ``store``, its gradebook."""
         course, _, sid = job.tag.partition("/")
         lane = self.lanes[course]
+        if sid.startswith(CHECK_TAG):
+            self._record_check(lane, job, sid[len(CHECK_TAG):], payload, error)
+            return
         if error is not None:
             lane.queue.failed(sid, SYSTEM_FAILED + error)  # the whole reason, for instructors (queue.error_for)
             self.log(f"{lane.course}/{job.name} ({sid[:6]})：未能评分（{error}）")
@@ -261,6 +279,20 @@ class Dispatcher:
         if lane.queue.graded(sid, score=result.score, max_score=result.max_score, fingerprint=result.fingerprint,
                              result_json=text, counts=lane.assignments[job.assignment][2]):
             counting.write_gradebook(lane.db, store, lane.assignments[job.assignment][0], job.student, job.assignment)
+
+    def _record_check(self, lane: Lane, job: Job, check_id: str, payload: dict | None, error: str | None) -> None:
+        """Record a check's outcome (its visible cases; nothing counts) and remove its notebook."""
+        assert lane.checks is not None and job.visible_only
+        if error is not None:
+            lane.checks.failed(check_id, SYSTEM_FAILED + error)
+        else:
+            try:
+                result, text = _received(job, payload)
+            except Exception as exc:  # noqa: BLE001 - this check's outcome, never the loop's
+                result = unusable(job, checks.visible_assignment(job.assignment), exc)
+                text = json.dumps(result.to_json(), ensure_ascii=False)
+            lane.checks.done(check_id, text)
+        checks.discard(lane.data_root, job.assignment, job.student, check_id)
 
     def _settle(self, lane: Lane, store, student: str, assignment: str) -> None:
         counting.settle(lane.db, store, lambda a: lane.assignments[a][2], lambda a: lane.assignments[a][0], student, assignment)

@@ -3,7 +3,8 @@
 :class:`Service` knows its course, the course's database, the course policy, the data folder, the notebooks' rules and a clock; it
 never sees an HTTP request.  Its parts: :attr:`Service.accounts` (:class:`.accounts.Accounts`: codes, sign-in
 failures, the roster), :attr:`Service.submissions` (:class:`.submissions.Submissions`: may a student submit,
-accepting, reading attempts, what counts), and the instructor's actions below (exceptions for one student,
+accepting, reading attempts, what counts), :attr:`Service.checks` (:class:`.checks.Checks`: the visible tests run
+before an attempt), and the instructor's actions below (exceptions for one student,
 regrades, the dashboard's figures).  Refusals are :mod:`.errors`; the web layer decides how they look.
 
 ``clock`` (epoch seconds) is read through the object at every use, so a test can move time forward.
@@ -19,6 +20,7 @@ from typing import Any, Callable
 
 from . import codes, dashboard, overrides, regrade, sessions
 from .accounts import Accounts
+from .checks import Checks
 from .codes import Account
 from .courses import UPGRADED, Course
 from .database import Database
@@ -51,6 +53,7 @@ class Service:
         self.accounts = Accounts(self.db, self.policy, now, self.cache)
         self.submissions = Submissions(self.db, self.policy, self.data_root, self.rules, self.titles, now,
                                        lambda: self.wake())
+        self.checks = Checks(self.db, self.submissions, now, lambda: self.wake())
 
     def now(self) -> float:
         return self.clock()

@@ -333,7 +333,7 @@ class Submissions:
             "name": assignment, "title": self.title(assignment), "policy": policy,
             "notebook": all_assignments()[assignment].notebook, "extended": w.extended,
             "late_text": late_text(policy, course_zone(self.course)), "attempts_left": w.left, "attempts_text": attempts_text, "refusal": refusal,
-            "late_now": w.lateness == "late",
+            "late_now": w.lateness == "late", "closed": w.closed,
             "feedback_text": feedback_text(policy, utc(now), course_zone(self.course)),
             "counts_text": COUNTS_TEXT[policy.counts][0], "counts_short": COUNTS_TEXT[policy.counts][1],
             "attempts": rows, "counting": counting, "pending": any(a.status in ("queued", "grading") for a in rows),
