@@ -79,7 +79,8 @@ def test_a_check_uses_no_attempt_and_shows_only_the_visible_cases(site):
     c = site.client("s001")
     page, _ = site.signed_in("s001")
     before = page.get(f"/assignments/{A1}").text
-    assert "24 小时内还可提交 3 次" in before and "先检查，不占提交次数" in before and "这一小时内还可检查 2 次" in before
+    assert "24 小时内还可提交 3 次" in before and 'for="check-notebook">只检查可见测试</label>' in before
+    assert "这一小时内还可检查 2 次" in before
     r = check(c)
     assert r.status_code == 202 and r.json()["status"] == "queued"
     stored = list((site.service.data_root / FOLDER).rglob("*.ipynb"))
@@ -120,6 +121,17 @@ def test_checks_are_bounded_per_hour_and_one_at_a_time(site):
     site.clock.advance(3000)
     assert check(c).status_code == 202
     assert check(site.client("s002")).status_code == 202  # another student's budget is their own
+
+
+def test_with_no_attempts_left_the_check_keeps_a_button_of_its_own(site):
+    c = site.client("s002")
+    for _ in range(3):
+        assert upload(c, A1, solution_bytes(A1)).status_code == 202
+    page, _ = site.signed_in("s002")
+    html = page.get(f"/assignments/{A1}").text
+    assert 'id="upload"' not in html and "24 小时内的 3 次评分已用完" in html
+    assert 'for="check-notebook">只检查可见测试（不占次数）</label>' in html
+    assert check(c).status_code == 202
 
 
 def test_no_check_once_closed_when_turned_off_or_for_staff(site):

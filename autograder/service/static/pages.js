@@ -249,9 +249,17 @@
     const message = form.querySelector("#check-message");
     const region = document.getElementById("check-live");
     let busy = false;
+    let waiting = false;  // "已收到 … 正在运行可见测试" is on screen: it goes once the result is shown
     function say(text, bad) {
+      waiting = false;
       message.textContent = text;
       message.className = bad ? "error-message" : "notice";
+    }
+    if (region) {
+      region.addEventListener("live:updated", () => {
+        const body = region.querySelector(".live-body");
+        if (waiting && body && body.dataset.pending === "0") say("", false);
+      });
     }
     async function take(file) {
       if (busy || !file) return;
@@ -269,8 +277,10 @@
       try {
         const r = await fetch(form.action, { method: "POST", body: data, credentials: "same-origin" });
         const answer = await r.json().catch(() => null);
-        if (r.status === 202) say(`已收到 ${file.name}，正在运行可见测试；结果显示在下面，不占提交次数。`, false);
-        else say(answer && answer.error ? `没有检查：${answer.error}` : `检查没有开始（HTTP ${r.status}），请重试。`, true);
+        if (r.status === 202) {
+          say(`已收到 ${file.name}，正在运行可见测试；结果显示在下面，不占提交次数。`, false);
+          waiting = true;
+        } else say(answer && answer.error ? `没有检查：${answer.error}` : `检查没有开始（HTTP ${r.status}），请重试。`, true);
       } catch (e) {
         say("网络出错，检查没有开始，请重试。", true);
       }
