@@ -143,6 +143,12 @@ def test_an_extension_and_a_waiver_cover_the_attempts_already_made(site, browser
             assert "迟交扣分已为你免除" in facts and "迟交，扣分已免除" in attempt
         assert "现在只显示得分；迟交期在" in tab.page.locator("#live").inner_text()  # item 7's one sentence
         found += audit(tab, f"student-{shot}")
+        if who == waived:  # the course's page says it too, and links the book's assignments page
+            tab.page.goto(f"{site['base']}/")
+            card = tab.page.locator(f"#assignment-{A3}").inner_text()
+            assert "迟交扣分已为你免除" in card and f"{TOP3:g} / {TOP3:g}（迟交，扣分已免除）" in card
+            assert tab.page.locator("main a", has_text="编程作业").get_attribute("href") == BOOK + "book/assignments/index.html"
+            found += audit(tab, "student-course")
         found += tab.clean()
         tab.close()
     found += teacher.clean()
