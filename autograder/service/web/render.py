@@ -44,7 +44,7 @@ def environment() -> jinja2.Environment:
     env.filters["when"] = jinja2.pass_context(lambda ctx, t: when(t, ctx["tz"]))  # the course's zone (render's context)
     env.filters["left"] = time_left
     env.filters["percent"] = lambda x: f"{100 * x:.0f}%"
-    env.filters["book_link"] = jinja2.pass_context(lambda ctx, section: book_link(ctx["book_url"], section))
+    env.filters["book_link"] = jinja2.pass_context(lambda ctx, section: book_link(ctx.get("book_url") or "", section))
     return env
 
 
