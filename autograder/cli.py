@@ -111,6 +111,8 @@ def add_service_commands(sub) -> None:
     s.add_argument("--public-url", help="学生和课程平台访问本服务的地址，如 https://grader.example.edu 或 https://example.edu/submit；"
                                         "本服务给出的一切链接都由它构成，其他 Host 的请求被拒绝（只在本机回环地址上试用时可省略）")
     s.add_argument("--allowed-host", action="append", help="除 --public-url 的主机名外也接受的 Host（可重复）")
+    s.add_argument("--book-url", help="课本网站的地址，如 https://course.example.edu/；页面据此链接到课本（错误诊断对应的小节、"
+                                      "编程作业一页）。省略时不链接，只写出小节的名称")
     s.add_argument("--allow-weak-limits", action="store_true",
                    help="没有每个沙箱的 cgroup 限制（CPU 时间、内存、进程数）时也启动；此时成绩取决于机器负载，"
                         "一名学生的程序可能改变其他学生的成绩")

@@ -31,13 +31,16 @@ import stat
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from multiprocessing import util
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model import Limits
 from ..sandbox import SandboxBroken, cell_time, self_test, warm
+
+if TYPE_CHECKING:
+    from ..check.specs import Assignment
 
 
 class JobError(RuntimeError):
@@ -109,6 +112,7 @@ class Job:
     limits: Limits = field(default_factory=Limits)
     scratch: str | None = None
     tag: str = ""
+    visible_only: bool = False  # a check before an attempt: only the visible cases run (:func:`visible_part`)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -124,21 +128,29 @@ class Job:
         b64 = lambda b: None if b is None else base64.b64encode(b).decode("ascii")  # noqa: E731
         return {"student": self.student, "assignment": self.assignment, "fingerprint": self.fingerprint,
                 "notebook": self.notebook, "submission": b64(self.submission), "source": b64(self.source),
-                "sandbox": self.sandbox, "limits": self.limits.to_json(), "scratch": self.scratch, "tag": self.tag}
+                "sandbox": self.sandbox, "limits": self.limits.to_json(), "scratch": self.scratch, "tag": self.tag,
+                "visible_only": self.visible_only}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Job":
         unb64 = lambda t: None if t is None else base64.b64decode(t)  # noqa: E731
         return cls(data["student"], data["assignment"], data["fingerprint"], data["notebook"], unb64(data["submission"]),
                    unb64(data["source"]) or b"", bool(data["sandbox"]), Limits.from_json(data["limits"]), data["scratch"],
-                   data.get("tag", ""))
+                   data.get("tag", ""), bool(data.get("visible_only", False)))
 
 
 def make_job(student: str, assignment: str, notebook_name: str, submission: Path | None, source: Path,
-             fingerprint: str, *, sandbox: bool, limits: Limits, scratch: str | None = None, tag: str = "") -> Job:
+             fingerprint: str, *, sandbox: bool, limits: Limits, scratch: str | None = None, tag: str = "",
+             visible_only: bool = False) -> Job:
     """Read the files once, in the trusted parent, and pack everything a worker needs."""
     return Job(student, assignment, fingerprint, notebook_name, submission.read_bytes() if submission is not None else None,
-               source.read_bytes(), sandbox, limits, scratch, tag)
+               source.read_bytes(), sandbox, limits, scratch, tag, visible_only)
+
+
+def visible_part(assignment: "Assignment") -> "Assignment":
+    """``assignment`` with its visible cases only (those of the ``*_visible`` grade cells, the ones the notebook
+    shows): what a check before an attempt runs, so that no hidden input ever reaches the sandbox."""
+    return replace(assignment, cases=[c for c in assignment.cases if c.cell.endswith("_visible")])
 
 
 def grade_job(data: dict) -> dict:
@@ -155,6 +167,8 @@ def grade_job(data: dict) -> dict:
         if _SANDBOX_CHECKED:
             raise JobError(f"工作节点 {socket.gethostname()} 无法使用沙箱：{_SANDBOX_CHECKED}")
     assignment = all_assignments()[job.assignment]
+    if job.visible_only:
+        assignment = visible_part(assignment)
     limits = job.limits
     if not _SWEPT:
         _SWEPT = True

@@ -149,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8060)
     parser.add_argument("--jobs", type=int, default=0, help="评分进程数（默认 CPU 核数）")
     parser.add_argument("--lti-port", type=int, default=0, help="同时在这个端口启动一个假课程平台，试用 LTI 1.3（默认不启动）")
+    parser.add_argument("--book-url", help="课本网站的地址（make serve 给出它自己的端口）；省略时页面不链接课本")
     args = parser.parse_args(argv)
     data = Path(tempfile.mkdtemp(prefix="autograder-demo-")) / "data"
     data.mkdir()
@@ -161,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         cmd = [str(Path(sys.executable).parent / "autograder"), "serve", "--data", str(data), "--host", args.host,
                "--port", str(args.port),
                # a throwaway demo on one's own machine: it starts (and prints which limits hold) without a delegated cgroup
-               "--allow-weak-limits"] + (["--jobs", str(args.jobs)] if args.jobs else [])
+               "--allow-weak-limits"] + (["--jobs", str(args.jobs)] if args.jobs else []) \
+            + (["--book-url", args.book_url] if args.book_url else [])
         child = subprocess.Popen(cmd)
         signal.signal(signal.SIGTERM, lambda *_: child.terminate())
         try:

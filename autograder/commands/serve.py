@@ -14,13 +14,14 @@ from pathlib import Path
 from ..check import all_assignments
 from ..service import courses, sessions, worker
 from ..service.database import Database, keep_private
+from ..service.checks import CheckQueue
 from ..service.dispatcher import Dispatcher, Lane
 from ..service.lti import passback as lti_passback
 from ..service.policy import PolicyError, load_policy
 from ..service.queue import Queue
 from ..service.schema import prepare
 from ..service.service import Service
-from ..service.site import Site, SiteError
+from ..service.site import Site, SiteError, book_url
 from ..service.site import public_url as site_url
 from ..service.uploads import notebook_rules
 from ..service.web.app import make_app
@@ -65,6 +66,7 @@ def serve(args: argparse.Namespace) -> int:
     keep_private(data)  # 0700 folder, 0600 database files, umask 077
     try:
         url = site_url(args.public_url, args.host, args.port, bool(args.ssl_certfile))
+        book = book_url(args.book_url)
     except SiteError as exc:
         raise CannotServe(str(exc)) from None
     site_db = Database(database_url(args.db, data))
@@ -108,7 +110,8 @@ def serve(args: argparse.Namespace) -> int:
     dispatcher = Dispatcher(lanes, make_pool, sandbox=grading.sandbox, limits=grading.limits, scratch=args.scratch, log=log)
     for service in services.values():
         service.wake = dispatcher.wake
-    site = Site(site_db, data, url, services, secret)
+        service.settle_soon = dispatcher.settle_soon
+    site = Site(site_db, data, url, services, secret, book_url=book)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -157,14 +160,16 @@ def _open_course(args: argparse.Namespace, course: courses.Course, policy, gradi
         generate_changed(grading, list(policy.assignments), root / ".nbgrader-course", db.url, SettingStamps(db),
                          CannotServe, log)
     queue = Queue(db, instance, args.lease)
+    check_queue = CheckQueue(db, instance, args.lease)
     if db.sqlite:
         queue.orphans_now()
+        check_queue.orphans_now()
     digest = policy.digest()
     sources = grading.sources
     lane = Lane(course.id, queue, lambda: ledger.Store(db.url, wait=args.db_wait, log=log), root,
                 {n: (known[n].notebook, sources[n], p.counts) for n, p in policy.assignments.items()},
                 resettle=db.get_setting("policy_digest") != digest,
-                on_settled=lambda: db.set_setting("policy_digest", digest))
+                on_settled=lambda: db.set_setting("policy_digest", digest), checks=check_queue)
     rules = {n: notebook_rules(known[n], sources[n], {a: sources.get(a) for a in known}) for n in policy.assignments}
     service = Service(db, policy, root, sessions.Signer(secret, scope=course.id), rules,
                       {n: known[n].title for n in policy.assignments}, course=course,

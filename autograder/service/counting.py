@@ -62,22 +62,19 @@ def effective_score(score: float, penalty: float) -> float:
     return score * penalty
 
 
-def counting_rows(con: sa.Connection, *, student: str | None = None, assignment: str | None = None,
-                  graded_only: bool = False) -> list:
+def counting_rows(con: sa.Connection, *, student: str | None = None, assignment: str | None = None) -> list:
     """The counting submissions' rows (``id``, ``student_id``, ``assignment``, ``status``, ``score``, ``penalty``,
-    ``max_score``, ``fingerprint``, ``result_json``, ``created_at``, ``late``), of one student and/or assignment or of everyone.
+    ``max_score``, ``fingerprint``, ``result_json``, ``created_at``, ``late``, ``graded_at``), of one student and/or
+    assignment or of everyone.
 
-    A counting submission being graded again keeps counting with its last result until the new one is settled
-    (``graded_only``: leave it out)."""
+    A counting submission being graded again keeps counting with its last result until the new one is recorded."""
     cond = S.c.score.isnot(None)
-    if graded_only:
-        cond = cond & (S.c.status == "graded")
     if student is not None:
         cond = cond & (C.c.student_id == student)
     if assignment is not None:
         cond = cond & (C.c.assignment == assignment)
     return con.execute(sa.select(S.c.id, S.c.student_id, S.c.assignment, S.c.status, S.c.score, S.c.penalty,
-                                 S.c.max_score, S.c.fingerprint, S.c.result_json, S.c.created_at, S.c.late)
+                                 S.c.max_score, S.c.fingerprint, S.c.result_json, S.c.created_at, S.c.late, S.c.graded_at)
                        .select_from(C.join(S, S.c.id == C.c.submission_id)).where(cond)).all()
 
 

@@ -13,8 +13,11 @@ A course's tables (:data:`META`) live in the course's database, next to its nbgr
 * ``service_sign_in_failures`` - failed sign-ins (and sign-ins being checked), per client address and, when the
   code's first part names an account, per account (the rate limit, :mod:`.accounts`);
 * ``service_ended_sessions`` - sessions signed out before their expiry (their nonce), refused from then on;
-* ``service_overrides`` - an instructor's exceptions for one student and assignment: a later deadline, extra attempts;
+* ``service_overrides`` - an instructor's exceptions for one student and assignment: a later deadline, extra attempts,
+  a waived late penalty;
 * ``service_regrades`` - regrades an instructor asked for (which submissions, when), for their progress;
+* ``service_checks`` - a student's checks of the visible tests before an attempt (:mod:`.checks`): a queue of its
+  own, never an attempt, never counted;
 * ``service_meta`` - small settings (the policy digest the gradebook was settled with).
 
 The site's tables (:data:`SITE_META`) live in the site's database (``DATA/gradebook.db`` or ``--db``):
@@ -121,8 +124,32 @@ OVERRIDES = sa.Table(
     sa.Column("assignment", sa.String(128), primary_key=True),
     sa.Column("deadline", sa.Float),  # epoch seconds; None: the course's deadline
     sa.Column("extra_attempts", sa.Integer, nullable=False, default=0),  # added to attempts_per_24h
+    sa.Column("waive_late", sa.Boolean, nullable=False, default=False, server_default=sa.false()),  # late work counts whole
     sa.Column("updated_at", sa.Float, nullable=False),
     sa.Column("updated_by", sa.String(128), nullable=False),
+)
+
+CHECKS = sa.Table(
+    "service_checks", META,  # checks of the visible tests before an attempt (:mod:`.checks`): never an attempt
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("student_id", sa.String(128), nullable=False),
+    sa.Column("assignment", sa.String(128), nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),  # queued | grading | graded | failed (the queue's states)
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("filename", sa.String(255), nullable=False),
+    sa.Column("path", sa.String(400), nullable=False),  # relative to the data folder; removed once checked
+    sa.Column("sha256", sa.String(64), nullable=False),
+    sa.Column("size", sa.Integer, nullable=False),
+    sa.Column("claimed_by", sa.String(64)),
+    sa.Column("lease_until", sa.Float),
+    sa.Column("tries", sa.Integer, nullable=False, default=0),
+    sa.Column("started_at", sa.Float),
+    sa.Column("graded_at", sa.Float),
+    sa.Column("finished_at", sa.Float),
+    sa.Column("result_json", sa.Text),  # the visible cases' results only
+    sa.Column("error", sa.Text),
+    sa.Index("ix_service_checks_queue", "status", "created_at"),
+    sa.Index("ix_service_checks_owner", "student_id", "created_at"),
 )
 
 REGRADES = sa.Table(

@@ -8,7 +8,10 @@ nothing is queued, and sleeps on an event (set by an upload in this process, or 
 uploads to other processes) when there is nothing at all.  Results are recorded as they come: the submission
 row with the counting attempt and its grade passback in one transaction (:meth:`.queue.Queue.graded`), then the
 gradebook's copy (:func:`.counting.write_gradebook`).  At start, pairs left unsettled (the process ended before
-the copy) are settled again (:func:`.counting.settle`).  A second thread renews the leases of the claims.
+the copy) are settled again (:func:`.counting.settle`); while it runs, the loop copies the pairs it finds unsettled
+(an exception granted to a student restated their attempts: :mod:`.overrides`) at once when asked
+(:meth:`Dispatcher.settle_soon`) and every :data:`SWEEP_SECONDS` (another process's grant, or a copy that failed).
+A second thread renews the leases of the claims.
 
 Nothing here touches the sandbox: jobs are the batch layer's (:func:`autograder.batch.jobs.make_job`), run
 by its pools with the same isolation and retry policy as ``autograder grade``.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,8 +34,12 @@ from ..batch.received import received, unusable
 from ..batch.version import fingerprint
 from ..check import all_assignments
 from ..model import Limits, SubmissionResult
-from . import counting
+from . import checks, counting
+from .checks import CHECK_TAG, CheckQueue
 from .queue import FILE_LOST, NOT_CONFIGURED, SYSTEM_FAILED, Queue
+
+
+SWEEP_SECONDS = 15.0  # how often the running loop looks for pairs whose gradebook copy is not written
 
 
 def _received(job: Job, payload: dict) -> tuple[SubmissionResult, str]:
@@ -54,7 +62,8 @@ def _received(job: Job, payload: dict) -> tuple[SubmissionResult, str]:
 class Lane:
     """One course's queue in the grading loop: its queue, gradebook writer, data folder and open assignments
     (``assignments``: name -> (notebook name, source path, counts)); with ``resettle`` every (student, assignment)
-    is settled again at start (the policy changed), then ``on_settled`` is called."""
+    is settled again at start (the policy changed), then ``on_settled`` is called.  ``checks``: the course's queue of
+    checks before an attempt (:mod:`.checks`), graded on the visible cases only, and only when no attempt waits."""
 
     course: str
     queue: Queue
@@ -63,6 +72,7 @@ class Lane:
     assignments: dict[str, tuple[str, Path, str]]
     resettle: bool = False
     on_settled: Callable[[], None] = lambda: None
+    checks: CheckQueue | None = None
     sources: dict[str, bytes] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -85,6 +95,9 @@ class Dispatcher:
         self.outstanding = 0
         self._turn = 0
         self._wake = threading.Event()
+        self._sweep = threading.Event()
+        self._swept = 0.0
+        self._stores: dict[str, object] = {}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.ready = threading.Event()
@@ -98,8 +111,17 @@ class Dispatcher:
     def wake(self) -> None:
         self._wake.set()
 
+    def settle_soon(self) -> None:
+        """Copy the pairs left unsettled into their gradebooks at the loop's next turn (within a second or so)."""
+        self._sweep.set()
+        self._wake.set()
+
+    def _queues(self) -> list[tuple[str, Queue]]:
+        """Every queue this loop claims from: each course's attempts and checks."""
+        return [(lane.course, q) for lane in self.lanes.values() for q in (lane.queue, lane.checks) if q is not None]
+
     def _release(self) -> int:
-        return sum(lane.queue.release() for lane in self.lanes.values())
+        return sum(q.release() for _, q in self._queues())
 
     def stop(self) -> None:
         """Stop claiming and give this process's claims back (they are graded by the next start or another process)."""
@@ -117,11 +139,11 @@ class Dispatcher:
     def _renew(self) -> None:
         lease = min(lane.queue.lease for lane in self.lanes.values())
         while not self._stop.wait(max(lease / 4, 0.2)):
-            for lane in self.lanes.values():
+            for course, queue in self._queues():
                 try:
-                    lane.queue.renew()
+                    queue.renew()
                 except Exception as exc:  # noqa: BLE001 - try again at the next tick
-                    self.log(f"警告：课程 {lane.course} 续租失败（{exc}）")
+                    self.log(f"警告：课程 {course} 续租失败（{exc}）")
 
     def _main(self) -> None:
         delay = 1.0
@@ -141,7 +163,7 @@ class Dispatcher:
                 delay = min(delay * 2, 30.0)
 
     def _run(self) -> None:
-        stores = {course: lane.store_factory() for course, lane in self.lanes.items()}
+        stores = self._stores = {course: lane.store_factory() for course, lane in self.lanes.items()}
         try:
             for course, lane in self.lanes.items():
                 pairs = counting.unsettled_pairs(lane.db, everything=lane.resettle)
@@ -152,6 +174,7 @@ class Dispatcher:
                     self.log(f"课程 {course}：成绩库已与 {len(pairs)} 个（学生，作业）的计分提交同步")
                 lane.resettle = False
                 lane.on_settled()
+            self._swept = time.monotonic()
             pool = self.make_pool()
             self.ready.set()
             try:
@@ -166,6 +189,7 @@ class Dispatcher:
 
     def _source(self) -> Iterator[Job]:
         while not self._stop.is_set():
+            self._sweep_if_due()
             job = self._claim()
             if job is not None:
                 self.outstanding += 1
@@ -176,24 +200,48 @@ class Dispatcher:
                 self._wake.wait(self.poll)
                 self._wake.clear()
 
+    def _sweep_if_due(self) -> None:
+        """Write the gradebook copy of every pair left unsettled (:func:`.counting.write_gradebook`), when asked or
+        every :data:`SWEEP_SECONDS`; in the loop's thread, which owns the gradebook stores.  A failure is logged and
+        left for the next sweep: grading goes on."""
+        if not self._sweep.is_set() and time.monotonic() - self._swept < SWEEP_SECONDS:
+            return
+        self._sweep.clear()
+        self._swept = time.monotonic()
+        for course, lane in self.lanes.items():
+            try:
+                pairs = [p for p in counting.unsettled_pairs(lane.db) if p[1] in lane.assignments]
+                for student, assignment in pairs:
+                    counting.write_gradebook(lane.db, self._stores[course], lane.assignments[assignment][0], student, assignment)
+            except Exception as exc:  # noqa: BLE001 - the gradebook is a copy: the next sweep writes it
+                self.log(f"警告：课程 {course} 的成绩库同步失败，稍后重试（{exc}）")
+                continue
+            if pairs:
+                self.log(f"课程 {course}：成绩库已与 {len(pairs)} 个（学生，作业）的计分提交同步")
+
     def _claim(self) -> Job | None:
-        """A job from the next course in turn that has one (round robin over the courses)."""
+        """A job from the next course in turn that has one (round robin over the courses): an attempt if any course
+        has one waiting, else a check (a check never delays an attempt)."""
         lanes = list(self.lanes.values())
-        for i in range(len(lanes)):
-            lane = lanes[(self._turn + i) % len(lanes)]
-            job = self._claim_from(lane)
-            if job is not None:
-                self._turn = (self._turn + i + 1) % len(lanes)
-                return job
+        for check in (False, True):
+            for i in range(len(lanes)):
+                lane = lanes[(self._turn + i) % len(lanes)]
+                job = self._claim_from(lane, check)
+                if job is not None:
+                    self._turn = (self._turn + i + 1) % len(lanes)
+                    return job
         return None
 
-    def _claim_from(self, lane: Lane) -> Job | None:
+    def _claim_from(self, lane: Lane, check: bool = False) -> Job | None:
+        queue = lane.checks if check else lane.queue
+        if queue is None:
+            return None
         while True:
-            claim = lane.queue.claim()
+            claim = queue.claim()
             if claim is None:
                 return None
             if claim.assignment not in lane.assignments:
-                lane.queue.failed(claim.id, NOT_CONFIGURED.format(assignment=claim.assignment))
+                queue.failed(claim.id, NOT_CONFIGURED.format(assignment=claim.assignment))
                 continue
             notebook, source, _ = lane.assignments[claim.assignment]
             path = lane.data_root / claim.path
@@ -202,16 +250,22 @@ class Dispatcher:
             except OSError:
                 data = None
             if data is None or hashlib.sha256(data).hexdigest() != claim.sha256:
-                lane.queue.failed(claim.id, FILE_LOST)
+                queue.failed(claim.id, FILE_LOST)
                 continue
+            notes = [checks.NOTE] if check else None  # a check's job never shares an attempt's key
             return make_job(claim.student_id, claim.assignment, notebook, path, source,
-                            fingerprint(lane.sources[claim.assignment], data), sandbox=self.sandbox,
-                            limits=self.limits, scratch=self.scratch, tag=f"{lane.course}/{claim.id}")
+                            fingerprint(lane.sources[claim.assignment], data, notes=notes), sandbox=self.sandbox,
+                            limits=self.limits, scratch=self.scratch,
+                            tag=f"{lane.course}/{CHECK_TAG if check else ''}{claim.id}", visible_only=check)
 
     def _record(self, store, job: Job, payload: dict | None, error: str | None) -> None:
-        """Record a job's outcome in its course (``job.tag``: ``<course>/<submission id>``) and ``store``, its gradebook."""
+        """Record a job's outcome in its course (``job.tag``: ``<course>/<submission id>``, or ``<course>/check:<id>``
+        for a check) and ``store``, its gradebook."""
         course, _, sid = job.tag.partition("/")
         lane = self.lanes[course]
+        if sid.startswith(CHECK_TAG):
+            self._record_check(lane, job, sid[len(CHECK_TAG):], payload, error)
+            return
         if error is not None:
             lane.queue.failed(sid, SYSTEM_FAILED + error)  # the whole reason, for instructors (queue.error_for)
             self.log(f"{lane.course}/{job.name} ({sid[:6]})：未能评分（{error}）")
@@ -225,6 +279,20 @@ class Dispatcher:
         if lane.queue.graded(sid, score=result.score, max_score=result.max_score, fingerprint=result.fingerprint,
                              result_json=text, counts=lane.assignments[job.assignment][2]):
             counting.write_gradebook(lane.db, store, lane.assignments[job.assignment][0], job.student, job.assignment)
+
+    def _record_check(self, lane: Lane, job: Job, check_id: str, payload: dict | None, error: str | None) -> None:
+        """Record a check's outcome (its visible cases; nothing counts) and remove its notebook."""
+        assert lane.checks is not None and job.visible_only
+        if error is not None:
+            lane.checks.failed(check_id, SYSTEM_FAILED + error)
+        else:
+            try:
+                result, text = _received(job, payload)
+            except Exception as exc:  # noqa: BLE001 - this check's outcome, never the loop's
+                result = unusable(job, checks.visible_assignment(job.assignment), exc)
+                text = json.dumps(result.to_json(), ensure_ascii=False)
+            lane.checks.done(check_id, text)
+        checks.discard(lane.data_root, job.assignment, job.student, check_id)
 
     def _settle(self, lane: Lane, store, student: str, assignment: str) -> None:
         counting.settle(lane.db, store, lambda a: lane.assignments[a][2], lambda a: lane.assignments[a][0], student, assignment)

@@ -10,6 +10,7 @@ One entry per assignment that is open for submission::
         feedback_before_deadline: cases       # full | cases | score
         diagnoses_before_deadline: true       # name known misconceptions before the deadline (never under score)
         counts: best                          # best | last: the attempt the gradebook holds
+        checks_per_hour: 6                    # checks of the visible tests before an attempt (0: none)
 
 and a few service-wide limits (``upload_limit_mib``, ``login_failures``).  Every error names the key and
 the file, in Chinese.  Without a file every assignment is open with :data:`DEFAULTS`.
@@ -30,7 +31,9 @@ from ..model import MAX_NOTEBOOK_BYTES
 
 FEEDBACK = ("full", "cases", "score")
 COUNTS = ("best", "last")
-DEFAULTS: dict[str, Any] = {"attempts_per_24h": 10, "feedback_before_deadline": "cases", "counts": "best"}
+DEFAULTS: dict[str, Any] = {"attempts_per_24h": 10, "feedback_before_deadline": "cases", "counts": "best",
+                            "checks_per_hour": 6}
+MAX_CHECKS_PER_HOUR = 60
 DAY = 86400.0
 
 
@@ -43,7 +46,8 @@ class AssignmentPolicy:
     """What the service allows for one assignment.
 
     ``late_penalty`` is None when late work is refused, else the factor a late attempt's score is multiplied
-    by; late work is accepted until ``late_until``.
+    by; late work is accepted until ``late_until``.  ``late_waived``: an instructor waived the penalty for one
+    student (:mod:`.overrides`); their late work is still late, and counts whole.
     """
 
     name: str
@@ -54,6 +58,8 @@ class AssignmentPolicy:
     feedback_before_deadline: str
     counts: str
     diagnoses_before_deadline: bool = True
+    late_waived: bool = False
+    checks_per_hour: int = DEFAULTS["checks_per_hour"]  # :mod:`.checks`: the visible tests run without an attempt
 
     def lateness(self, now: datetime) -> str:
         """``"on_time"``, ``"late"`` (accepted with the penalty) or ``"closed"`` (refused)."""
@@ -62,6 +68,16 @@ class AssignmentPolicy:
         if self.late_penalty is not None and self.late_until is not None and now <= self.late_until:
             return "late"
         return "closed"
+
+    def terms(self, at: datetime) -> tuple[bool, float] | None:
+        """Whether an attempt arriving at ``at`` is late and the factor its score counts with (1 on time or with the
+        penalty waived); None when it is refused.  The one rule for a new upload and for the attempts already made
+        when a student's deadline or waiver changes (:func:`.overrides.restate`)."""
+        lateness = self.lateness(at)
+        if lateness == "closed":
+            return None
+        late = lateness == "late"
+        return late, (self.late_penalty if late and not self.late_waived else 1.0)
 
     def last_moment(self) -> datetime | None:
         """When the last submission can arrive: the late cut-off if late work is accepted, else the deadline."""
@@ -84,7 +100,8 @@ class AssignmentPolicy:
         return {"name": self.name, "deadline": iso(self.deadline), "late_penalty": self.late_penalty,
                 "late_until": iso(self.late_until), "attempts_per_24h": self.attempts_per_24h,
                 "feedback_before_deadline": self.feedback_before_deadline, "counts": self.counts,
-                "diagnoses_before_deadline": self.diagnoses_before_deadline}
+                "diagnoses_before_deadline": self.diagnoses_before_deadline, "late_waived": self.late_waived,
+                "checks_per_hour": self.checks_per_hour}
 
 
 @dataclass(frozen=True)
@@ -133,7 +150,7 @@ def _int(value: Any, where: str, low: int, high: int) -> int:
 
 def _assignment(name: str, data: Any, where: str) -> AssignmentPolicy:
     data = _keys(data or {}, {"deadline", "late", "attempts_per_24h", "feedback_before_deadline", "counts",
-                              "diagnoses_before_deadline"}, where)
+                              "diagnoses_before_deadline", "checks_per_hour"}, where)
     deadline = _time(data["deadline"], f"{where}.deadline") if data.get("deadline") is not None else None
     late = data.get("late", "reject")
     penalty = until = None
@@ -158,7 +175,8 @@ def _assignment(name: str, data: Any, where: str) -> AssignmentPolicy:
     diagnoses = data.get("diagnoses_before_deadline", True)
     if not isinstance(diagnoses, bool):
         raise PolicyError(f"{where}.diagnoses_before_deadline：应为 true 或 false，而不是 {diagnoses!r}")
-    return AssignmentPolicy(name, deadline, penalty, until, attempts, feedback, counts, diagnoses)
+    checks = _int(data.get("checks_per_hour", DEFAULTS["checks_per_hour"]), f"{where}.checks_per_hour", 0, MAX_CHECKS_PER_HOUR)
+    return AssignmentPolicy(name, deadline, penalty, until, attempts, feedback, counts, diagnoses, checks_per_hour=checks)
 
 
 def parse_policy(data: Any, known: list[str], where: str = "course.yml") -> CoursePolicy:
@@ -196,9 +214,9 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def retry_after(oldest: float, now: float) -> int:
-    """Seconds until an attempt made at ``oldest`` (epoch seconds) leaves the rolling 24-hour window."""
-    return max(1, int(oldest + DAY - now + 0.999))
+def retry_after(oldest: float, now: float, window: float = DAY) -> int:
+    """Seconds until an attempt made at ``oldest`` (epoch seconds) leaves the rolling window (24 hours)."""
+    return max(1, int(oldest + window - now + 0.999))
 
 
 __all__ = ["AssignmentPolicy", "CoursePolicy", "PolicyError", "load_policy", "parse_policy", "utcnow", "retry_after",

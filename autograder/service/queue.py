@@ -111,15 +111,16 @@ def error_for(error: str | None, *, instructor: bool) -> str | None:
     return error if for_students(error) else STUDENT_SYSTEM_FAILED
 
 
-def finish_failed(con: sa.Connection, where, reason: str, now: float) -> int:
+def finish_failed(con: sa.Connection, where, reason: str, now: float, table: sa.Table = S) -> int:
     """Record in ``con`` that grading the submission ``where`` selects failed for ``reason``: back to ``graded``
     with its previous result (and that result's ``graded_at``) and the failure as its ``error`` if it had a result,
-    else ``failed`` at ``now``; either way its grading ended (``finished_at``) at ``now``; rows changed."""
-    done = con.execute(sa.update(S).where(where & S.c.result_json.isnot(None)).values(
+    else ``failed`` at ``now``; either way its grading ended (``finished_at``) at ``now``; rows changed.  ``table``:
+    the queue's (a check's never has a previous result)."""
+    done = con.execute(sa.update(table).where(where & table.c.result_json.isnot(None)).values(
         status="graded", error=REGRADE_FAILED.format(reason=reason)[:2000], finished_at=now, claimed_by=None,
         lease_until=None)).rowcount
     # (the row restored above no longer matches ``where``, which names its status)
-    return done + con.execute(sa.update(S).where(where & S.c.result_json.is_(None)).values(
+    return done + con.execute(sa.update(table).where(where & table.c.result_json.is_(None)).values(
         status="failed", error=reason[:2000], graded_at=now, finished_at=now, claimed_by=None,
         lease_until=None)).rowcount
 
@@ -135,13 +136,15 @@ class Claim:
 
 
 class Queue:
-    """Claims and results of service process ``instance``."""
+    """Claims and results of service process ``instance`` in the queue ``table``: the submissions (default), or
+    the checks before an attempt (:mod:`.checks`, whose results are recorded by :meth:`.checks.CheckQueue.done`)."""
 
-    def __init__(self, db: Database, instance: str, lease: float) -> None:
-        self.db, self.instance, self.lease = db, instance, lease
+    def __init__(self, db: Database, instance: str, lease: float, table: sa.Table = S) -> None:
+        self.db, self.instance, self.lease, self.table = db, instance, lease, table
 
     def claim(self, now: float | None = None) -> Claim | None:
         """The oldest claimable submission, now claimed by this process (None if there is none)."""
+        S = self.table
         while True:
             now = time.time() if now is None else now
             claimable = (S.c.status == "queued") | ((S.c.status == "grading") & (S.c.lease_until < now))
@@ -155,7 +158,7 @@ class Queue:
                     return None
                 mine = (S.c.id == row.id) & (S.c.status == row.status)
                 if row.tries >= MAX_TRIES:
-                    finish_failed(con, mine, GAVE_UP.format(n=row.tries), now)
+                    finish_failed(con, mine, GAVE_UP.format(n=row.tries), now, S)
                     continue
                 done = con.execute(sa.update(S).where(mine).values(
                     status="grading", claimed_by=self.instance, lease_until=now + self.lease, tries=row.tries + 1,
@@ -164,13 +167,14 @@ class Queue:
                 return Claim(row.id, row.student_id, row.assignment, row.path, row.sha256, row.tries + 1)
 
     def _mine(self, submission_id: str | None = None):
+        S = self.table
         cond = (S.c.status == "grading") & (S.c.claimed_by == self.instance)
         return cond if submission_id is None else cond & (S.c.id == submission_id)
 
     def renew(self) -> int:
         """Extend the lease of every submission this process is grading."""
         with self.db.write() as con:
-            return con.execute(sa.update(S).where(self._mine()).values(lease_until=time.time() + self.lease)).rowcount
+            return con.execute(sa.update(self.table).where(self._mine()).values(lease_until=time.time() + self.lease)).rowcount
 
     def graded(self, submission_id: str, *, score: float, max_score: float, fingerprint: str, result_json: str,
                counts: str) -> bool:
@@ -196,10 +200,11 @@ class Queue:
         """Record that grading failed for ``reason`` (:func:`finish_failed`: a regraded submission keeps its
         previous result); False if this process no longer holds the claim."""
         with self.db.write() as con:
-            return finish_failed(con, self._mine(submission_id), reason, time.time()) == 1
+            return finish_failed(con, self._mine(submission_id), reason, time.time(), self.table) == 1
 
     def release(self) -> int:
         """Give back this process's claims without counting the try (a graceful stop)."""
+        S = self.table
         with self.db.write() as con:
             return con.execute(sa.update(S).where(self._mine()).values(
                 status="queued", claimed_by=None, lease_until=None, tries=sa.func.max(S.c.tries - 1, 0)
@@ -208,4 +213,4 @@ class Queue:
     def orphans_now(self) -> int:
         """Make every claim claimable at once (SQLite: the only service process starts, so no claim is alive)."""
         with self.db.write() as con:
-            return con.execute(sa.update(S).where(S.c.status == "grading").values(lease_until=0.0)).rowcount
+            return con.execute(sa.update(self.table).where(self.table.c.status == "grading").values(lease_until=0.0)).rowcount

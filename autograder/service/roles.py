@@ -33,7 +33,7 @@ class Permission(str, Enum):
 
     VIEW_CLASS = "view_class"  # every student's attempts with full feedback, dashboards, grades.csv
     REGRADE = "regrade"
-    GRANT = "grant"  # a later deadline or extra attempts for one student
+    GRANT = "grant"  # a later deadline, extra attempts or a waived late penalty for one student
     MANAGE_ROSTER = "manage_roster"  # import a roster, reset access codes
     MANAGE_LMS = "manage_lms"  # bind and unbind LMS courses, confirm requests, roster sync, passback retries
 

@@ -3,7 +3,8 @@
 :class:`Service` knows its course, the course's database, the course policy, the data folder, the notebooks' rules and a clock; it
 never sees an HTTP request.  Its parts: :attr:`Service.accounts` (:class:`.accounts.Accounts`: codes, sign-in
 failures, the roster), :attr:`Service.submissions` (:class:`.submissions.Submissions`: may a student submit,
-accepting, reading attempts, what counts), and the instructor's actions below (exceptions for one student,
+accepting, reading attempts, what counts), :attr:`Service.checks` (:class:`.checks.Checks`: the visible tests run
+before an attempt), and the instructor's actions below (exceptions for one student,
 regrades, the dashboard's figures).  Refusals are :mod:`.errors`; the web layer decides how they look.
 
 ``clock`` (epoch seconds) is read through the object at every use, so a test can move time forward.
@@ -19,6 +20,7 @@ from typing import Any, Callable
 
 from . import codes, dashboard, overrides, regrade, sessions
 from .accounts import Accounts
+from .checks import Checks
 from .codes import Account
 from .courses import UPGRADED, Course
 from .database import Database
@@ -40,6 +42,7 @@ class Service:
     rules: dict[str, NotebookRules]
     titles: dict[str, str]
     wake: Callable[[], None] = lambda: None
+    settle_soon: Callable[[], None] = lambda: None  # the grading loop's: copy unsettled pairs into the gradebook now
     cache: codes.CodeCache = field(default_factory=codes.CodeCache)
     clock: Callable[[], float] = time.time
     course: Course = UPGRADED
@@ -50,6 +53,7 @@ class Service:
         self.accounts = Accounts(self.db, self.policy, now, self.cache)
         self.submissions = Submissions(self.db, self.policy, self.data_root, self.rules, self.titles, now,
                                        lambda: self.wake())
+        self.checks = Checks(self.db, self.submissions, now, lambda: self.wake())
 
     def now(self) -> float:
         return self.clock()
@@ -76,6 +80,7 @@ class Service:
         except ValueError:
             raise Invalid("新的截止时间格式应为 YYYY-MM-DDTHH:MM") from None
         overrides.extend_deadline(self.db, policy, student, naive.replace(tzinfo=self.course_tz()), by)
+        self.settle_soon()  # the attempts already made were restated: the gradebook's copy follows
 
     def add_attempts(self, student: str, assignment: str, extra: str, by: str) -> int:
         """Grant ``student`` ``extra`` (a form's text) more attempts per 24 hours at ``assignment``."""
@@ -86,6 +91,20 @@ class Service:
         except ValueError:
             raise Invalid("增加的次数应为 1 到 100 之间的整数") from None
         return overrides.add_attempts(self.db, policy, student, n, by)
+
+    def waive_late(self, student: str, assignment: str, waived: str, by: str) -> None:
+        """Waive (``waived`` ``"1"``) or restore (``"0"``) ``student``'s late penalty at ``assignment``, for the
+        attempts already made (their scores, the counting choice, the LMS and the gradebook follow) and the next."""
+        self.accounts.student(student)
+        policy = self.policy.assignments[self.submissions.known(assignment)]
+        if waived not in ("0", "1"):
+            raise Invalid("免除迟交扣分的取值应为 1（免除）或 0（恢复）")
+        overrides.waive_late(self.db, policy, student, waived == "1", by)
+        self.settle_soon()
+
+    def late_waived(self, student: str, assignment: str) -> bool:
+        row = overrides.get(self.db, student, assignment)
+        return bool(row is not None and row.waive_late)
 
     def extra_attempts(self, student: str, assignment: str) -> int:
         row = overrides.get(self.db, student, assignment)

@@ -4,12 +4,15 @@ mounts (:mod:`.web.app`); it never sees an HTTP request.
 
 The public address is configured (``--public-url``), never read from a request: every link the service gives
 away - in an LMS grade comment, a deep link, the LTI configuration - is built from it, and requests naming
-another host are refused (:func:`allowed_hosts`).
+another host are refused (:func:`allowed_hosts`).  So is the book's address (``--book-url``, :func:`book_url`),
+which the pages link into (a diagnosis's section, the assignments page); without it they name the book's
+sections as plain text.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +30,11 @@ from .service import Service
 #: called ``admin`` has cookies and sessions of its own.
 ADMIN_SCOPE = "_admin"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: The book's page on the assignments (requirements, scoring, the mistakes the grader names), below its root.
+BOOK_ASSIGNMENTS = "book/assignments/index.html"
+#: A section of the book as the grader's catalogue names it (``book/binary/roc.html#binary-roc-construction``):
+#: only such a path is made a link (a result's text is data, never an address of its own).
+BOOK_SECTION = re.compile(r"book/[a-z0-9_]+(?:/[a-z0-9_]+)*\.html(?:#[a-z0-9][a-z0-9-]*)?")
 
 
 class SiteError(ValueError):
@@ -47,6 +55,23 @@ def public_url(given: str | None, host: str, port: int, https: bool) -> str:
         raise SiteError(f"服务监听 {host}，不只在本机：请用 --public-url 给出学生和课程平台访问本服务的地址")
     shown = f"[{host}]" if ":" in host else host
     return f"{'https' if https else 'http'}://{shown}:{port}"
+
+
+def book_url(given: str | None) -> str:
+    """The book's address with a trailing slash (``--book-url``, checked), or ``""`` when none is configured (the pages
+    then name the book's sections without a link)."""
+    if not given:
+        return ""
+    parts = urlsplit(given.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment or parts.username:
+        raise SiteError(f"--book-url {given[:200]!r} 不是合法的地址（例如 https://course.example.edu/ 或 http://127.0.0.1:8000/）")
+    return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}/"
+
+
+def book_link(base: str, section: str) -> str:
+    """The address of ``section`` (:data:`BOOK_SECTION`) in the book at ``base`` (:func:`book_url`); ``""`` without a
+    book or for anything that is not such a section."""
+    return base + section if base and BOOK_SECTION.fullmatch(section) else ""
 
 
 def _loopback(host: str) -> bool:
@@ -79,6 +104,7 @@ class Site:
     secret: bytes
     clock: Callable[[], float] = time.time
     cache: codes.CodeCache = field(default_factory=codes.CodeCache)
+    book_url: str = ""  # :func:`book_url`: the book's address, or "" (no links into the book)
 
     def __post_init__(self) -> None:
         self.admins = Accounts(self.db, CoursePolicy({}), lambda: self.clock(), self.cache, SITE_ADMINS)

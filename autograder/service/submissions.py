@@ -32,9 +32,9 @@ from ..model import SubmissionResult
 from ..store.report import FEEDBACK_POLICIES
 from . import grade_sheet, overrides, queue
 from .codes import Account
-from .counting import counting_rows, effective_score, with_penalty
+from .counting import BEING_REGRADED, counting_rows, effective_score, lock_pair, with_penalty
 from .database import ACCOUNTS, SUBMISSIONS, Database
-from .errors import Forbidden, NotFound, NotReady, TooMany
+from .errors import Forbidden, Invalid, NotFound, NotReady, TooMany
 from .policy import DAY, AssignmentPolicy, CoursePolicy, retry_after
 from .times import course_zone, stamp
 from .uploads import NotebookRules, check_filename, check_notebook, store_file
@@ -70,11 +70,12 @@ class Scores:
     max_score: float | None
 
 
-def scores(row, *, counting: bool = False) -> Scores:
+def scores(row, *, kept: bool = False) -> Scores:
     """The :class:`Scores` of a submission row (``status``, ``score``, ``penalty``, ``max_score``).
 
-    ``counting``: the row of a counting attempt, which keeps its last result while it is graded again."""
-    if row.status != "graded" and not (counting and row.score is not None):
+    ``kept``: a row being graded again (a regrade) shows its previous result meanwhile (a counting attempt keeps
+    counting with it: :func:`.counting.choose_in`)."""
+    if row.status != "graded" and not (kept and row.score is not None):
         return Scores(None, None, None)
     return Scores(effective_score(row.score, row.penalty), row.score, row.max_score)
 
@@ -129,6 +130,9 @@ class Attempt:
     policy_text: str
     settled: bool = True  # False: graded, the gradebook's copy of the counting attempt not yet written
     show_diagnoses: bool = True  # the named misconceptions of the feedback (course.yml diagnoses_before_deadline)
+    regrading: bool = False  # being graded again: score and feedback are the previous result's, kept meanwhile
+    waived: bool = False  # late, with the late penalty waived for this student
+    feedback_note: str | None = None  # what the cut feedback shows now and later (:func:`feedback_note`; None: full)
 
 
 class Submissions:
@@ -211,7 +215,6 @@ class Submissions:
         w = self.window(account.login, assignment, arrived)
         if w.closed:
             raise Forbidden(closed_message(w.policy))
-        penalty = w.policy.late_penalty if w.lateness == "late" else 1.0
         sid = secrets.token_urlsafe(16)
         # the file first, outside the transaction (its fsync must not hold up other writers); a refusal or a
         # crash before the commit leaves a file no row points to, which is removed or never read
@@ -219,10 +222,13 @@ class Submissions:
         try:
             with self.db.write() as con:
                 self.db.lock_for_update(con, ACCOUNTS, ACCOUNTS.c.id == account.id)  # one upload of a student at a time
-                self.check_window(self._window(con, account.login, assignment, arrived))
+                lock_pair(self.db, con, account.login, assignment)  # an exception granted meanwhile restates this one too
+                w = self._window(con, account.login, assignment, arrived)
+                self.check_window(w)
+                late, penalty = w.policy.terms(utc(arrived))  # (not closed: checked above)
                 con.execute(sa.insert(SUBMISSIONS).values(
                     id=sid, student_id=account.login, assignment=assignment, status="queued", created_at=arrived,
-                    filename=name, path=path, sha256=digest, size=len(data), late=w.lateness == "late", penalty=penalty,
+                    filename=name, path=path, sha256=digest, size=len(data), late=late, penalty=penalty,
                     tries=0, settled=True))
         except BaseException:
             (self.data_root / path).unlink(missing_ok=True)
@@ -292,16 +298,18 @@ class Submissions:
         shown = self.shown_feedback(viewer, policy, now)
         named = self.shows_diagnoses(viewer, policy, now)
         out = []
+        note = feedback_note(shown, full_feedback_when(policy, course_zone(self.course))) if shown != "full" else None
         for number, row in enumerate(rows, 1):
-            graded = row.status == "graded"
-            result = with_penalty(SubmissionResult.from_json(json.loads(row.result_json)), row.penalty) if graded and row.result_json else None
+            regrading = row.status in BEING_REGRADED and row.result_json is not None
+            kept = row.status == "graded" or regrading
+            result = with_penalty(SubmissionResult.from_json(json.loads(row.result_json)), row.penalty) if kept and row.result_json else None
             position = 1 + sum(1 for t in queued if t < row.created_at) if row.status == "queued" else None
-            s = scores(row)
+            s = scores(row, kept=regrading)
             out.append(Attempt(row.id, number, row.student_id, row.assignment, row.status, row.created_at,
-                               row.graded_at if row.status in ("graded", "failed") else None, row.filename, bool(row.late),
+                               row.graded_at if kept or row.status == "failed" else None, row.filename, bool(row.late),
                                row.penalty, s.score, s.raw_score, s.max_score, error_shown(row, viewer),
                                position, row.id == counting_id, result, shown, FEEDBACK_POLICIES[shown],
-                               bool(row.settled), named))
+                               bool(row.settled), named, regrading, bool(row.late) and policy.late_waived, note))
         out.reverse()
         return out
 
@@ -321,13 +329,12 @@ class Submissions:
             refusal = f"你在 24 小时内的 {policy.attempts_per_24h} 次评分已用完，{wait_text(w.wait)}后可以再提交 1 次。"
         rules = self.rules[assignment]
         counting = next((a for a in rows if a.counting), None)
-        feedback = policy.feedback_before_deadline
         return {
             "name": assignment, "title": self.title(assignment), "policy": policy,
             "notebook": all_assignments()[assignment].notebook, "extended": w.extended,
             "late_text": late_text(policy, course_zone(self.course)), "attempts_left": w.left, "attempts_text": attempts_text, "refusal": refusal,
-            "late_now": w.lateness == "late",
-            "feedback_text": f"{FEEDBACK_POLICIES[feedback]}；{'截止' if policy.late_penalty is None else '迟交期结束'}后显示全部",
+            "late_now": w.lateness == "late", "closed": w.closed,
+            "feedback_text": feedback_text(policy, utc(now), course_zone(self.course)),
             "counts_text": COUNTS_TEXT[policy.counts][0], "counts_short": COUNTS_TEXT[policy.counts][1],
             "attempts": rows, "counting": counting, "pending": any(a.status in ("queued", "grading") for a in rows),
             "grade_ids": sorted(rules.grade_ids), "functions": list(rules.functions),
@@ -342,35 +349,43 @@ class Submissions:
             rows = counting_rows(con)
         out: dict[str, dict[str, Scores]] = {}
         for r in rows:
-            out.setdefault(r.student_id, {})[r.assignment] = scores(r, counting=True)
+            out.setdefault(r.student_id, {})[r.assignment] = scores(r, kept=True)
         return out
+
+    def _attempt_counts(self, con: sa.Connection) -> dict[tuple[str, str], int]:
+        S = SUBMISSIONS
+        rows = con.execute(sa.select(S.c.student_id, S.c.assignment, sa.func.count()).group_by(S.c.student_id, S.c.assignment))
+        return {(sid, a): n for sid, a, n in rows}
 
     def attempt_counts(self) -> dict[str, dict[str, int]]:
         """Student -> assignment -> how many attempts."""
-        S = SUBMISSIONS
         with self.db.read() as con:
-            counts = con.execute(sa.select(S.c.student_id, S.c.assignment, sa.func.count())
-                                 .group_by(S.c.student_id, S.c.assignment)).all()
+            counts = self._attempt_counts(con)
         out: dict[str, dict[str, int]] = {}
-        for sid, a, n in counts:
+        for (sid, a), n in counts.items():
             out.setdefault(sid, {})[a] = n
         return out
 
-    def grades_csv(self) -> str:
-        """``grades.csv`` (:mod:`.grade_sheet`): every enrolled student at every open assignment, the counting
-        attempt's score with the penalty (empty without one), when it arrived in the course's zone, late, penalty."""
+    def grades_csv(self, shape: str = "long") -> str:
+        """``grades.csv`` (:mod:`.grade_sheet`) in ``shape`` (``long``: every enrolled student at every open
+        assignment, the counting attempt's score with the penalty (empty without one), when it arrived in the course's
+        zone, late, penalty, the attempts made; ``wide``: a row per student, a column per assignment)."""
+        if shape not in grade_sheet.FORMATS:
+            raise Invalid(f"grades.csv 的 format 应为 {' 或 '.join(grade_sheet.FORMATS)}，而不是 {shape[:40]!r}")
         with self.db.read() as con:
             rows = counting_rows(con)
+            tries = self._attempt_counts(con)
             students = con.execute(sa.select(ACCOUNTS.c.login, ACCOUNTS.c.name).where(ACCOUNTS.c.role == "student")
                                    .order_by(ACCOUNTS.c.login)).all()
         counted = {}
         for r in rows:
-            s = scores(r, counting=True)
+            s = scores(r, kept=True)
             counted[(r.student_id, r.assignment)] = grade_sheet.Counted(s.score, s.raw_score, s.max_score, r.created_at,
                                                                         bool(r.late), r.penalty)
         known = all_assignments()
         tops = {a: (known[a].max_score() if a in known else None) for a in self.course.assignments}
-        return grade_sheet.write([(s.login, s.name or "") for s in students], tops, counted, course_zone(self.course))
+        return grade_sheet.write([(s.login, s.name or "") for s in students], tops, counted, course_zone(self.course),
+                                 tries, shape)
 
 
 def wait_text(seconds: float) -> str:
@@ -380,9 +395,41 @@ def wait_text(seconds: float) -> str:
 
 
 def late_text(p: AssignmentPolicy, tz: tzinfo) -> str:
-    """What happens after the deadline, the late cut-off in the course's zone ``tz``."""
+    """What happens after the deadline, the late cut-off in the course's zone ``tz`` (to the student: a waived
+    penalty is theirs)."""
     if p.deadline is None:
         return "无截止时间，随时可以提交"
     if p.late_penalty is None:
         return "截止后不再接受提交"
+    if p.late_waived:
+        return f"截止后到 {stamp(p.late_until, tz)}仍可提交；迟交扣分已为你免除，迟交的得分照常计入"
     return f"截止后到 {stamp(p.late_until, tz)}仍可提交，得分乘以 {p.late_penalty:g}"
+
+
+#: What the feedback shows under each policy before it is full, and what it adds once full.
+FEEDBACK_NOW = {"score": "只显示得分", "cases": "只显示每个用例是否通过"}
+FEEDBACK_LATER = {"score": "每个用例的结果、输入和期望值", "cases": "每个用例的输入、期望值和你的函数的结果"}
+
+
+def full_feedback_when(p: AssignmentPolicy, tz: tzinfo) -> str | None:
+    """The clause saying when the feedback of ``p`` becomes full: after the last moment a submission can arrive,
+    the late cut-off when late work is accepted (:meth:`.policy.AssignmentPolicy.feedback` is the rule); None
+    without a deadline (it never does)."""
+    end = p.last_moment()
+    if end is None:
+        return None
+    return f"迟交期在 {stamp(end, tz)}结束" if p.late_penalty is not None else f"本作业在 {stamp(end, tz)}截止"
+
+
+def feedback_note(policy: str, when: str | None) -> str:
+    """The one sentence a feedback cut by ``policy`` (``score`` | ``cases``) says about itself: what it shows now and,
+    ``when`` (:func:`full_feedback_when`), what it will show after that moment."""
+    now = f"现在{FEEDBACK_NOW[policy]}"
+    return f"{now}；{when}，之后可以看到{FEEDBACK_LATER[policy]}。" if when else f"{now}。"
+
+
+def feedback_text(p: AssignmentPolicy, now: datetime, tz: tzinfo) -> str:
+    """The assignment page's line on the feedback: what it shows now and when that changes."""
+    if p.feedback(now) == "full":
+        return f"显示全部：{FEEDBACK_POLICIES['full']}"
+    return feedback_note(p.feedback_before_deadline, full_feedback_when(p, tz))

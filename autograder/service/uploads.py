@@ -115,9 +115,15 @@ def check_notebook(data: bytes, rules: NotebookRules) -> dict:
     return nb
 
 
-def store_file(data_root: Path, assignment: str, student: str, submission_id: str, data: bytes) -> tuple[str, str]:
-    """Write ``data`` atomically and durably under the data folder; return ``(relative path, sha256)``."""
-    rel = Path("submissions") / assignment / student / f"{submission_id}.ipynb"
+def stored_path(folder: str, assignment: str, student: str, submission_id: str) -> Path:
+    """Where an uploaded notebook is kept, relative to the data folder."""
+    return Path(folder) / assignment / student / f"{submission_id}.ipynb"
+
+
+def store_file(data_root: Path, assignment: str, student: str, submission_id: str, data: bytes,
+               folder: str = "submissions") -> tuple[str, str]:
+    """Write ``data`` atomically and durably under the data folder's ``folder``; return ``(relative path, sha256)``."""
+    rel = stored_path(folder, assignment, student, submission_id)
     root = data_root.resolve()
     target = (root / rel).resolve()
     if root not in target.parents:  # names are checked before; this is the last line of defence

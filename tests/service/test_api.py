@@ -33,7 +33,7 @@ def _grades_csv(course) -> dict[tuple[str, str], float]:
     with course["server"].client(course["codes"]["instructor"]) as c:
         r = c.get("/api/v1/grades.csv")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
-    rows = list(csv.DictReader(io.StringIO(r.text)))
+    rows = list(csv.DictReader(io.StringIO(r.content.decode("utf-8-sig"))))
     assert list(rows[0])[:5] == ["student_id", "student_name", "assignment", "score", "max_score"]
     return {(row["student_id"], row["assignment"]): float(row["score"]) for row in rows if row["score"]}  # "": not submitted
 

@@ -92,7 +92,8 @@ def answer(s: socket.socket) -> str:
 def extend(data, student: str, assignment: str, deadline: float) -> None:
     """The instructor's exception, written as the pages write it (the service reads it on every upload)."""
     with sqlite3.connect(data / "gradebook.db") as con:
-        con.execute("INSERT OR REPLACE INTO service_overrides VALUES (?, ?, ?, 0, ?, 'test')",
+        con.execute("INSERT OR REPLACE INTO service_overrides (student_id, assignment, deadline, extra_attempts, updated_at,"
+                    " updated_by) VALUES (?, ?, ?, 0, ?, 'test')",
                     (student, assignment, deadline, time.time()))
 
 

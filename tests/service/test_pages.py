@@ -316,7 +316,8 @@ def test_instructor_dashboard_regrade_extend_and_grades(site, browser, width, st
     assert re.search(rf"\d+/{n}（\d+%）", page.locator("#cases").inner_text())
     tab.shot("dashboard")
 
-    # regrade the whole assignment, with progress
+    # regrade the whole assignment (the browser asks first), with progress
+    page.once("dialog", lambda dialog: dialog.accept())
     page.click("button.danger")
     page.wait_for_load_state("load")
     page.wait_for_function("() => document.getElementById('regrade-progress') && "
@@ -374,7 +375,9 @@ def test_instructor_dashboard_regrade_extend_and_grades(site, browser, width, st
     page.goto(f"{base}/instructor/")
     with page.expect_download() as download:
         page.click("a[href$='api/v1/grades.csv']")
-    rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
+    data = Path(download.value.path()).read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")  # UTF-8 with a byte order mark: a Chinese Excel reads the names right
+    rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
     mine = {(r["student_id"], r["assignment"]): r for r in rows}
     assert float(mine[(students[0], A2)]["score"]) == MAX2 and float(mine[(students[1], A2)]["score"]) == 0
     assert mine[(students[0], A3)]["score"] and mine[(students[0], A2)]["student_name"] == f"学生 {students[0]}"

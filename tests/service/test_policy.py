@@ -48,7 +48,7 @@ def site(tmp_path):
 def _grades(site: Site) -> dict[tuple[str, str], float]:
     r = site.client("instructor").get("/api/v1/grades.csv")
     assert r.status_code == 200
-    rows = list(csv.DictReader(io.StringIO(r.text)))
+    rows = list(csv.DictReader(io.StringIO(r.content.decode("utf-8-sig"))))
     assert {row["student_id"] for row in rows} == set(STUDENTS)  # everyone enrolled has rows, submitted or not
     return {(row["student_id"], row["assignment"]): float(row["score"]) for row in rows if row["score"]}  # "": not submitted
 

@@ -1,5 +1,6 @@
 // The pages of the grading service: countdowns, live updates (polling a fragment of the page),
-// notebook upload (drag and drop or file picker, checks before upload, progress) and the roster download.
+// notebook upload (drag and drop or file picker, checks before upload, progress), a check of the visible tests
+// before an attempt, and the roster download.
 // No framework, no inline script (the Content-Security-Policy allows scripts only from /static/).
 "use strict";
 
@@ -241,6 +242,58 @@
     }
   }
 
+  // A check before an attempt: the chosen notebook goes to the checks address (the visible tests only, no attempt
+  // used), after the same checks in the browser as an upload; its result appears in the form's live region.
+  function checker(form) {
+    const input = form.querySelector("input[type=file]");
+    const message = form.querySelector("#check-message");
+    const region = document.getElementById("check-live");
+    let busy = false;
+    let waiting = false;  // "已收到 … 正在运行可见测试" is on screen: it goes once the result is shown
+    function say(text, bad) {
+      waiting = false;
+      message.textContent = text;
+      message.className = bad ? "error-message" : "notice";
+    }
+    if (region) {
+      region.addEventListener("live:updated", () => {
+        const body = region.querySelector(".live-body");
+        if (waiting && body && body.dataset.pending === "0") say("", false);
+      });
+    }
+    async function take(file) {
+      if (busy || !file) return;
+      const problem = await problemOf(file, form);
+      input.value = "";
+      if (problem) {
+        say(`没有检查：${problem}`, true);
+        return;
+      }
+      busy = true;
+      say(`正在上传 ${file.name} 以检查……`, false);
+      const data = new FormData();
+      data.append("csrf_token", form.elements.csrf_token.value);
+      data.append("notebook", file, file.name);
+      try {
+        const r = await fetch(form.action, { method: "POST", body: data, credentials: "same-origin" });
+        const answer = await r.json().catch(() => null);
+        if (r.status === 202) {
+          say(`已收到 ${file.name}，正在运行可见测试；结果显示在下面，不占提交次数。`, false);
+          waiting = true;
+        } else say(answer && answer.error ? `没有检查：${answer.error}` : `检查没有开始（HTTP ${r.status}），请重试。`, true);
+      } catch (e) {
+        say("网络出错，检查没有开始，请重试。", true);
+      }
+      busy = false;
+      if (region) region.dispatchEvent(new Event("live:refresh"));
+    }
+    input.addEventListener("change", () => take(input.files[0]));
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      take(input.files[0]);
+    });
+  }
+
   // The roster import answers with the new codes as a CSV file: download it, then show the new list.
   function rosterImport(form) {
     const message = form.querySelector("#import-message");
@@ -333,6 +386,8 @@
     document.querySelectorAll("[data-poll]").forEach(live);
     const form = document.getElementById("upload");
     if (form) uploader(form);
+    const check = document.getElementById("check");
+    if (check) checker(check);
     const roster = document.getElementById("roster-import");
     if (roster) rosterImport(roster);
   }

@@ -4,11 +4,12 @@
 method   path                                        what
 =======  ==========================================  =====================================================
 POST     /api/v1/assignments/{assignment}/submissions  upload (multipart field ``notebook``) -> 202 ``{"id", "status"}``
+POST     /api/v1/assignments/{assignment}/checks       a check of the visible tests, no attempt used -> 202 ``{"id", "status"}``
 GET      /api/v1/submissions/{id}                    one submission (its owner or an instructor)
 GET      /api/v1/submissions/{id}/feedback           the feedback page (HTML), cut to the policy before the deadline
 GET      /api/v1/submissions?assignment=NAME         the caller's submissions (an instructor: everyone's)
 GET      /api/v1/assignments                         the open assignments and their rules
-GET      /api/v1/grades.csv                          counting attempts (instructors only)
+GET      /api/v1/grades.csv[?format=wide]            counting attempts (staff only; UTF-8 with a BOM)
 POST     /api/v1/session                             sign in with a code -> session cookie + CSRF token
 GET      /api/v1/session                             who is signed in
 DELETE   /api/v1/session                             sign out
@@ -37,12 +38,13 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ...store import report
-from .. import sessions
+from .. import grade_sheet, sessions
 from ..errors import Invalid
 from ..codes import Account
 from ..submissions import error_shown, scores
 from . import auth
 from .forms import FORM_OVERHEAD, parse_form, read_capped
+from .render import book_of
 
 SMALL_BODY = 4096
 
@@ -75,19 +77,19 @@ def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -
     return JSONResponse(data, status_code=status, headers=headers)
 
 
-async def submit(request: Request) -> Response:
-    """An upload.  Before a byte of the body is read: the caller, the CSRF token (with the cookie: the header or
-    the form's address ``?csrf_token=``), whether the assignment takes an upload now, and a free upload slot
-    (else 503 at once).  Lateness and attempts are decided again by the server's clock when the body is
-    complete; an upload whose client has gone away by then is not stored."""
+async def _receive(request: Request, may_send, accept) -> str | Response:
+    """A notebook upload (an attempt or a check).  Before a byte of the body is read: the caller, the CSRF token (with
+    the cookie: the header or the form's address ``?csrf_token=``), ``may_send(account, assignment, now)`` (raises the
+    refusal) and a free upload slot (else 503 at once).  The core's ``accept(account, assignment, completed, filename,
+    data)`` judges again by the server's clock when the body is complete; an upload whose client has gone away by then
+    is not stored (499).  The new id, or the 499."""
     service = auth.service_of(request)
     who = await run_in_threadpool(auth.caller, request)
     auth.check_shown_account(who, request.query_params.get("account"))  # the page's form says whom it was shown for
     if who.by_cookie:
         auth.check_csrf(request, who.session, request.query_params.get(sessions.CSRF_FIELD))
     assignment = request.path_params["assignment"]
-    # refused before the body is read: unknown assignment, an instructor, closed, no attempts left
-    await run_in_threadpool(service.submissions.check_can_submit, who.account, assignment, service.now())
+    await run_in_threadpool(may_send, who.account, assignment, service.now())
     limit = service.policy.upload_limit_bytes
     with request.app.state.upload_slots.take(auth.slot_key(request, who)):  # memory and fairness: bounded slots
         body = await read_capped(request, limit + FORM_OVERHEAD)
@@ -99,9 +101,28 @@ async def submit(request: Request) -> Response:
         completed = service.now()  # the moment the upload is complete decides lateness and attempts
         if await request.is_disconnected():
             return Response(status_code=499)  # nobody is waiting for the answer: nothing stored, no attempt used
-        sid = await run_in_threadpool(service.submissions.accept, who.account, assignment, completed, part.filename,
-                                      bytes(part.data))
+        return await run_in_threadpool(accept, who.account, assignment, completed, part.filename, bytes(part.data))
+
+
+async def submit(request: Request) -> Response:
+    """An upload: refused before its body is read when the assignment is unknown, the caller is staff, the
+    assignment is closed or no attempts are left."""
+    submissions = auth.service_of(request).submissions
+    sid = await _receive(request, submissions.check_can_submit, submissions.accept)
+    if isinstance(sid, Response):
+        return sid
     return _json({"id": sid, "status": "queued"}, 202, {"Location": f"{api_base(request)}/submissions/{sid}"})
+
+
+async def check(request: Request) -> Response:
+    """A check before an attempt (:mod:`..checks`): the visible tests only, no attempt used; refused before its body is
+    read when the assignment is closed, checks are off, the student's previous check still runs or the hour's checks
+    are used up.  Its result shows on the assignment's page."""
+    checks = auth.service_of(request).checks
+    cid = await _receive(request, checks.check_can_check, checks.accept)
+    if isinstance(cid, Response):
+        return cid
+    return _json({"id": cid, "status": "queued"}, 202)
 
 
 def status(request: Request) -> Response:
@@ -114,7 +135,7 @@ def feedback(request: Request) -> Response:
     submissions = auth.service_of(request).submissions
     who = auth.caller(request)
     title, result, shown, named = submissions.feedback(who.account, submissions.get(who.account, request.path_params["id"]))
-    return HTMLResponse(report.feedback_html(title, result, shown, diagnoses=named))
+    return HTMLResponse(report.feedback_html(title, result, shown, diagnoses=named, book_url=book_of(request)))
 
 
 def listing(request: Request) -> Response:
@@ -139,9 +160,13 @@ def assignments(request: Request) -> Response:
 
 
 def grades(request: Request) -> Response:
+    """``grades.csv`` (:mod:`..grade_sheet`): long, or ``?format=wide``; UTF-8 with a byte order mark."""
     auth.staff(auth.caller(request), "只有教师和助教可以下载成绩")
-    return Response(auth.service_of(request).submissions.grades_csv(), media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": 'attachment; filename="grades.csv"'})
+    shape = request.query_params.get("format", "long")
+    text = auth.service_of(request).submissions.grades_csv(shape)
+    name = "grades.csv" if shape == "long" else "grades-wide.csv"
+    return Response(grade_sheet.encoded(text), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 async def login(request: Request) -> Response:
@@ -197,6 +222,7 @@ def health(request: Request) -> Response:
 
 ROUTES = [
     Route("/assignments/{assignment}/submissions", submit, methods=["POST"]),
+    Route("/assignments/{assignment}/checks", check, methods=["POST"]),
     Route("/submissions/{id}", status, methods=["GET"]),
     Route("/submissions/{id}/feedback", feedback, methods=["GET"]),
     Route("/submissions", listing, methods=["GET"]),

@@ -3,7 +3,7 @@ roster.
 
 Every page answers 403 to a student; each action asks for its permission (:mod:`..roles`: a teaching assistant
 regrades and grants exceptions, only an instructor changes the roster and its codes).  Every state-changing form
-(regrade, extend a deadline, extra attempts, roster import, code reset) carries the session's CSRF token and is
+(regrade, extend a deadline, extra attempts, waive a late penalty, roster import, code reset) carries the session's CSRF token and is
 checked with the ``Origin`` (:mod:`.auth`).
 A roster import answers with the new codes as a CSV download (the only copy: the server keeps argon2 hashes
 only); a reset shows the one new code on the answer page.
@@ -31,10 +31,13 @@ from .render import page_headers, redirect, render
 
 DENIED = {
     Permission.VIEW_CLASS: "只有教师和助教可以查看这个页面", Permission.REGRADE: "只有教师和助教可以重新评分",
-    Permission.GRANT: "只有教师和助教可以为学生延期或增加次数", Permission.MANAGE_ROSTER: "只有教师可以管理名单和访问码",
+    Permission.GRANT: "只有教师和助教可以为学生延期、增加次数或免除迟交扣分", Permission.MANAGE_ROSTER: "只有教师可以管理名单和访问码",
 }
 NOTICES = {
-    "extended": "已为该生延期。", "attempts": "已增加该生的评分次数。", "regrade": "已放回队列重新评分，页面会显示进度。",
+    "extended": "已为该生延期；该生已有的提交按新的截止时间重新判定是否迟交，计入的得分随之更新。",
+    "attempts": "已增加该生的评分次数。", "regrade": "已放回队列重新评分，页面会显示进度。",
+    "waived": "已免除该生这项作业的迟交扣分；已有的和以后的迟交提交都按原始得分计入。",
+    "unwaived": "已恢复该生这项作业的迟交扣分；已有的迟交提交重新乘以迟交系数。",
     "nothing": "名单中的学生都已有账号，没有新的访问码；姓名和邮箱已更新。",
 }
 
@@ -123,23 +126,31 @@ def student_live(request: Request) -> Response:
                   **_student_context(service, request.path_params["login"], who.account))
 
 
-async def _grant(request: Request, field: str, notice: str) -> Response:
-    """An exception for one student (a later deadline, extra attempts): the core checks and records it."""
+async def _grant(request: Request, field: str) -> tuple[str, str]:
+    """An exception for one student (a later deadline, extra attempts, a waived late penalty): the core checks and
+    records it; the student's login and the form's ``field``."""
     service, who, form = await _posted(request, Permission.GRANT)
     login = request.path_params["login"]
     if await run_in_threadpool(service.accounts.same_person, who.account.id, login):
-        raise Forbidden("这是你自己在课程平台上的另一个账号（学生账号）：不能为自己延期或增加次数，请请教师处理")
-    grant = service.extend_deadline if field == "deadline" else service.add_attempts
+        raise Forbidden("这是你自己在课程平台上的另一个账号（学生账号）：不能为自己延期、免除扣分或增加次数，请请教师处理")
+    grant = {"deadline": service.extend_deadline, "extra": service.add_attempts, "waive": service.waive_late}[field]
     await run_in_threadpool(grant, login, form.get("assignment", ""), form.get(field, ""), who.account.login)
-    return redirect(request, f"instructor/students/{login}?notice={notice}")
+    return login, form.get(field, "")
 
 
 async def extend(request: Request) -> Response:
-    return await _grant(request, "deadline", "extended")
+    login, _ = await _grant(request, "deadline")
+    return redirect(request, f"instructor/students/{login}?notice=extended")
 
 
 async def more_attempts(request: Request) -> Response:
-    return await _grant(request, "extra", "attempts")
+    login, _ = await _grant(request, "extra")
+    return redirect(request, f"instructor/students/{login}?notice=attempts")
+
+
+async def waive(request: Request) -> Response:
+    login, value = await _grant(request, "waive")
+    return redirect(request, f"instructor/students/{login}?notice={'waived' if value == '1' else 'unwaived'}")
 
 
 def roster(request: Request) -> Response:
@@ -197,6 +208,7 @@ ROUTES = [  # mounted at /instructor (the bare /instructor is the app's own rout
     Route("/students/{login}/live", student_live, methods=["GET"]),
     Route("/students/{login}/extend", extend, methods=["POST"]),
     Route("/students/{login}/attempts", more_attempts, methods=["POST"]),
+    Route("/students/{login}/waive", waive, methods=["POST"]),
     Route("/roster", roster, methods=["GET"]),
     Route("/roster/import", roster_import, methods=["POST"]),
     Route("/roster/{login}/reset", reset, methods=["POST"]),

@@ -7,7 +7,9 @@
 * every response carries a strict Content-Security-Policy (scripts and styles only from ``/static/``, nothing
   inline) and every link is relative to the page, so the pages work under any path prefix (such as ``/submit/``
   behind the reverse proxy of ``deploy/nginx``): ``root`` leads to the app's root (a course's pages: the course's,
-  ``c/<id>/``), ``site_root`` to the site's (its static files).
+  ``c/<id>/``), ``site_root`` to the site's (its static files);
+* the book's address, when the site has one (``--book-url``): ``book_url``, ``book_assignments`` and the
+  ``book_link`` filter (a diagnosis's section), else ``""`` and the pages name the sections as text.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from ...store import report
+from ..site import BOOK_ASSIGNMENTS, book_link
 from ..times import as_datetime, stamp, utc_offset
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
@@ -41,6 +44,7 @@ def environment() -> jinja2.Environment:
     env.filters["when"] = jinja2.pass_context(lambda ctx, t: when(t, ctx["tz"]))  # the course's zone (render's context)
     env.filters["left"] = time_left
     env.filters["percent"] = lambda x: f"{100 * x:.0f}%"
+    env.filters["book_link"] = jinja2.pass_context(lambda ctx, section: book_link(ctx.get("book_url") or "", section))
     return env
 
 
@@ -116,11 +120,19 @@ def render(request: Request, name: str, status: int = 200, *, fragment: bool = F
     service = getattr(request.app.state, "service", None) if "app" in request.scope else None
     tz = service.course_tz() if service is not None else timezone.utc
     course = service.course if service is not None else None
+    book = book_of(request)
     html = environment().get_template(name).render(root=root_of(request, fragment=fragment),
                                                    site_root=site_root_of(request, fragment=fragment),
                                                    site_title=SITE_TITLE, course=course, tz=tz,
-                                                   tz_label=utc_offset(datetime.now(tz)), **context)
+                                                   tz_label=utc_offset(datetime.now(tz)), book_url=book,
+                                                   book_assignments=book + BOOK_ASSIGNMENTS if book else "", **context)
     return HTMLResponse(html, status_code=status, headers=page_headers())
+
+
+def book_of(request: Request) -> str:
+    """The book's address as configured for the site (``--book-url``), or ``""``; never from the request."""
+    site = getattr(request.app.state, "site", None) if "app" in request.scope else None
+    return getattr(site, "book_url", "") or ""
 
 
 def redirect(request: Request, target: str) -> RedirectResponse:

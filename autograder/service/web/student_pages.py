@@ -102,7 +102,15 @@ def assignment(request: Request) -> Response:
     name, t = _assignment(request), service.now()
     return render(request, "assignment.html", account=who.account, csrf=auth.csrf_token(request, who),
                   v=service.submissions.view(who.account.login, name, t), now=datetime.fromtimestamp(t, timezone.utc),
-                  limit=service.policy.upload_limit_bytes)
+                  limit=service.policy.upload_limit_bytes, check=service.checks.panel(who.account.login, name, t))
+
+
+def assignment_check(request: Request) -> Response:
+    """The live fragment of the student's latest check before an attempt (:mod:`..checks`)."""
+    service = auth.service_of(request)
+    who = auth.student(auth.page_caller(request))
+    return render(request, "_check.html", fragment=True,
+                  check=service.checks.panel(who.account.login, _assignment(request), service.now()))
 
 
 def assignment_live(request: Request) -> Response:
@@ -148,6 +156,7 @@ ROUTES = [
     Route("/logout", logout, methods=["POST"]),
     Route("/assignments/{assignment}", assignment, methods=["GET"]),
     Route("/assignments/{assignment}/live", assignment_live, methods=["GET"]),
+    Route("/assignments/{assignment}/check", assignment_check, methods=["GET"]),
     Route("/assignments/{assignment}/notebook", notebook, methods=["GET"]),
     Route("/submissions/{id}", submission, methods=["GET"]),
     Route("/submissions/{id}/live", submission_live, methods=["GET"]),

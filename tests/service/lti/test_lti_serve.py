@@ -201,7 +201,7 @@ def launch_without_browser(platform: FakePlatform, tool: str, user: str) -> http
 
 def counting_scores(server: Server, code: str) -> dict[str, float]:
     with server.client(code) as c:
-        rows = list(csv.DictReader(io.StringIO(c.get("/api/v1/grades.csv").text)))
+        rows = list(csv.DictReader(io.StringIO(c.get("/api/v1/grades.csv").content.decode("utf-8-sig"))))
     return {r["student_id"]: float(r["score"]) for r in rows if r["assignment"] == A1 and r["score"] != ""}  # "": not submitted
 
 

@@ -212,7 +212,7 @@ def test_grades_csv_has_names_times_late_penalty_and_a_row_for_everyone(db, tmp_
             con.execute(sa.insert(COUNTING).values(student_id=student, assignment=assignment, submission_id=sid,
                                                    updated_at=created))
     rows = list(csv.DictReader(io.StringIO(sheet.grades_csv())))  # times in the course's zone, that of the deadlines
-    assert list(rows[0]) == [*BATCH[:6], "time_zone", "late", "penalty", "raw_score"]
+    assert list(rows[0]) == [*BATCH[:6], "time_zone", "late", "penalty", "raw_score", "attempts"]
     assert list(rows[0])[:6] == ["student_id", "student_name", "assignment", "score", "max_score", "submitted_at"]
     got = {(r["student_id"], r["assignment"]): r for r in rows}
     assert len(rows) == 6  # three students x two assignments
