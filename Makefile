@@ -16,6 +16,9 @@ STAMP  := $(VENV)/.installed
 BYTECODE := $(VENV)/.bytecode
 AXE    := tests/a11y/node_modules/axe-core/axe.min.js
 MATHJAX := book/_ext/mathjax_node/node_modules/mathjax-full/package.json
+PROXY  := deploy/jupyterhub/node_modules/configurable-http-proxy/package.json
+LAB_BUILDER := lab/node_modules/@jupyter/builder/package.json
+LAB    := $(VENV)/.lab-installed
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
 DEMO_PORT ?= 8050
@@ -65,7 +68,7 @@ lint: setup
 setup: system
 	@$(MAKE) --no-print-directory -j3 setup-files
 
-setup-files: $(STAMP) $(BYTECODE) $(AXE) $(MATHJAX)
+setup-files: $(STAMP) $(BYTECODE) $(AXE) $(MATHJAX) $(PROXY) $(LAB)
 
 system:
 	@bash scripts/install-system-deps.sh
@@ -112,6 +115,26 @@ $(AXE): tests/a11y/package.json
 $(MATHJAX): book/_ext/mathjax_node/package.json
 	cd book/_ext/mathjax_node && npm install --no-package-lock --no-audit --no-fund --silent
 	touch $(MATHJAX)
+
+# configurable-http-proxy (pinned in deploy/jupyterhub/package.json): the proxy of the local JupyterHub that
+# `make serve HUB=1` and tests/service/hub/ start (a production hub brings its own).
+$(PROXY): deploy/jupyterhub/package.json
+	cd deploy/jupyterhub && npm install --no-package-lock --no-audit --no-fund --silent
+	touch $(PROXY)
+
+# 提交 in JupyterLab (lab/): the JupyterLab extension is built with @jupyter/builder (pinned in lab/package.json;
+# the @jupyterlab packages it uses are JupyterLab's own at run time, so they are not installed: --legacy-peer-deps),
+# then the Python package - server extension, prebuilt labextension and the server config enabling it - is
+# installed as a hub's user environment installs it.
+$(LAB_BUILDER): lab/package.json
+	cd lab && npm install --no-package-lock --legacy-peer-deps --no-audit --no-fund --silent
+	touch $(LAB_BUILDER)
+
+$(LAB): $(STAMP) $(LAB_BUILDER) lab/pyproject.toml lab/src/index.js lab/schema/plugin.json lab/jupyter-config/autograder_lab.json $(wildcard lab/autograder_lab/*.py)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/jupyter labextension build lab > /dev/null
+	$(BIN)/python -m pip install -q --no-deps --no-build-isolation ./lab
+	rm -rf lab/build lab/autograder_lab.egg-info
+	touch $(LAB)
 
 # Public build into _build/html.  Unchanged pages come from the execution cache (_build/.jupyter_cache).
 book: setup

@@ -34,7 +34,8 @@ def login_form(request: Request, error: str | None = None, status: int = 200, lo
     signer = auth.service_of(request).signer
     value, session = signer.issue(0, "login")
     response = render(request, "login.html", status, account=None, csrf="", error=error, login=login,
-                      login_csrf=signer.csrf_token(session))
+                      login_csrf=signer.csrf_token(session),
+                      hub=auth.service_of(request).policy.hub is not None and request.app.state.hub is not None)
     auth.set_cookie(request, response, auth.login_cookie(request), value, 3600)
     return response
 
