@@ -48,7 +48,7 @@ from . import auth
 from .api import submission_json
 from .errors import headers_of, status_of
 from .forms import FORM_OVERHEAD, parse_form, read_capped
-from .render import page_headers, render
+from .render import page_headers, render, site_root_of
 
 OAUTH_COOKIE = "autograder_hub_oauth"
 STATE_SECONDS = 600  # from the hub's sign-in page back to the callback
@@ -243,7 +243,7 @@ def callback(request: Request) -> Response:
     go = f"c/{service.course.id}/{target}"
     response = render(request, "hub/signed_in.html", account=None, csrf="", person=account, course_title=service.course.title,
                       go=go, username=user.name)
-    response.headers["Refresh"] = f"0;url={go}"
+    response.headers["Refresh"] = f"0;url={site_root_of(request)}{go}"
     response.headers.append("Set-Cookie", cookie)
     response.headers.append("Set-Cookie", _oauth_cookie(request, "", 0))
     return response
