@@ -61,7 +61,7 @@ c.DummyAuthenticator.password = {password!r}
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = "{folder}/home/{{username}}"
 c.Spawner.cmd = [{singleuser!r}]
-c.Spawner.args = ["--allow-root", "--LabApp.news_url="]
+c.Spawner.args = ["--allow-root", "--LabApp.user_settings_dir={folder}/lab-user-settings"]
 c.Spawner.default_url = "/lab"
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
@@ -105,6 +105,9 @@ class LocalHub:
             raise HubNotReady(f"没有 {PROXY}：先运行 make setup（安装 configurable-http-proxy）")
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / "home").mkdir(exist_ok=True)
+        quiet = self.folder / "lab-user-settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+        quiet.parent.mkdir(parents=True, exist_ok=True)
+        quiet.write_text('{"fetchNews": "false"}\n', encoding="utf-8")  # no "get notified about Jupyter news?" toast
         config = self.folder / "jupyterhub_config.py"
         config.write_text(LOCAL.format(config=str(CONFIG), port=self.port, hub_port=free_port(), proxy_port=free_port(),
                                        proxy=str(PROXY), folder=self.folder, password=self.password,
