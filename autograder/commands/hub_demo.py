@@ -141,6 +141,12 @@ class LocalHub:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(timeout=30)
 
+    def restart(self, extra: str = "") -> "LocalHub":
+        """Stop and start again with ``extra`` configuration (the users' servers stop with the hub; data stays)."""
+        self.stop()
+        self.extra = extra
+        return self.start()
+
     def api(self) -> httpx.Client:
         """A client of the hub's REST API with the ``hub-admin`` service's token."""
         return httpx.Client(base_url=f"{self.url}/hub/api/", headers={"Authorization": f"Bearer {self.admin_token}"},

@@ -3,7 +3,7 @@
 The hub (:class:`autograder.commands.hub_demo.LocalHub`) runs the documented ``deploy/jupyterhub/jupyterhub_config.py``
 with the dummy authenticator and the simple local spawner; the service has two courses that take hub users:
 
-* ``bin-hub``: students ``alice``, ``bob``, ``carol``, ``dave``, ``frank``; instructor 王老师 (hub user ``wang``); its notebooks come from a
+* ``bin-hub``: students ``alice``, ``bob``, ``carol``, ``dave``, ``frank``, ``gina``; instructor 王老师 (hub user ``wang``); its notebooks come from a
   git repository made here (nbgitpuller pulls it into each student's home);
 * ``lab-hub``: students ``alice`` and ``erin``; teaching assistant 戴助教 (hub user ``dave``, a student of ``bin-hub``).
 
@@ -79,7 +79,7 @@ def hub_site(tmp_path_factory) -> HubSite:
     data = root / "data"
     repository = release_repository(root / "release")
     ps1 = {ASSIGNMENT: {"feedback_before_deadline": "full"}}
-    make_course(data, ["alice", "bob", "carol", "dave", "frank"], cli="bin-hub", config={
+    make_course(data, ["alice", "bob", "carol", "dave", "frank", "gina"], cli="bin-hub", config={
         "assignments": ps1, "hub": {"staff": {"wang": "王老师"}, "repository": repository}})
     make_course(data, ["alice", "erin"], cli="lab-hub", config={
         "assignments": {**ps1, "ps2_roc_auc": {}}, "hub": {"staff": {"dave": "戴助教"}, "repository": repository}})

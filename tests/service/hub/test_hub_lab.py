@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 
@@ -115,6 +116,29 @@ def test_a_revoked_hub_login_is_told_to_sign_in_again_and_loses_nothing(hub_site
         _toast(page, r"已提交到|已评分", 60_000)
     finally:
         ctx.close()
+
+
+def test_an_expired_hub_login_is_refused_and_the_notebook_stays_in_the_lab(hub_site, browser):
+    """The hub's OAuth tokens made to expire after 30 s (``oauth_token_expires_in``): JupyterLab goes on working on
+    its cached check of the token, the service asks the hub and refuses; the notebook stays saved in the Lab (the
+    test after the revoked token signs in again and submits: the same refusal, the same way back)."""
+    hub_site.hub.restart("c.JupyterHub.oauth_token_expires_in = 30")
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = ctx.new_page()
+        _open_in_lab(page, hub_site, "gina")
+        opened = time.monotonic()  # the Lab's token was issued before its page loaded
+        _write_answer(page, "# 过期前写下的答案\n" + _answer_code())
+        time.sleep(max(0.0, opened + 35 - time.monotonic()))
+        page.locator("[data-jp-item-name='autograder-submit']").get_by_text("提交").click()
+        refused = _toast(page, "请重新登录", 60_000)
+        assert "没有丢失" in refused.inner_text()
+        assert "过期前写下的答案" in _home(hub_site, "gina").read_text(encoding="utf-8")
+        page.get_by_text("过期前写下的答案").first.wait_for()  # still open in the Lab, as written
+        screenshot(page, SHOTS / "lab-expired-1280.png", full_page=False)
+    finally:
+        ctx.close()
+        hub_site.hub.restart()
 
 
 def test_a_user_on_no_roster_sees_why_in_the_browser(hub_site, browser):
