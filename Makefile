@@ -24,6 +24,10 @@ HOST   ?= 127.0.0.1
 DEMO_PORT ?= 8050
 SUBMIT_PORT ?= 8060
 LTI_PORT ?= 8070
+HUB_PORT ?= 8090
+# HUB=1: a local JupyterHub beside the demo courses (docs/jupyterhub.md, "试用")
+HUB    ?=
+HUB_ARGS = $(if $(HUB),--hub-port $(HUB_PORT))
 
 .PHONY: serve demo submit test test-fast test-durations lint setup setup-files system book book-instructor pdf pdf-instructor bench bench-pages freeze clean
 
@@ -34,7 +38,7 @@ LTI_PORT ?= 8070
 serve: book pdf
 	@echo "课程已构建：http://$(HOST):$(PORT)/  交互演示：http://$(HOST):$(DEMO_PORT)/  作业提交：http://$(HOST):$(SUBMIT_PORT)/  假课程平台（LTI）：http://$(HOST):$(LTI_PORT)/  （Ctrl-C 停止）"
 	@$(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT) & demo_pid=$$!; \
-	$(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT) & submit_pid=$$!; \
+	$(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT) $(HUB_ARGS) & submit_pid=$$!; \
 	trap 'kill $$demo_pid $$submit_pid 2>/dev/null; wait $$submit_pid 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/python -m http.server $(PORT) --bind $(HOST) --directory _build/html
 
@@ -42,9 +46,10 @@ serve: book pdf
 demo: setup
 	$(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT)
 
-# The submission service alone, with the throwaway demo course (codes printed; removed on Ctrl-C).
+# The submission service alone, with the throwaway demo course (codes printed; removed on Ctrl-C); HUB=1 adds a
+# local JupyterHub on HUB_PORT (any username, password demo).
 submit: setup
-	$(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT)
+	$(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT) $(HUB_ARGS)
 
 # The whole suite on TEST_WORKERS pytest-xdist workers: test modules (or the groups of modules that declare
 # shared fixtures with an xdist_group mark) as units, longest first by their measured seconds (tests/parallel_units.py).

@@ -154,3 +154,15 @@ class LocalHub:
 
     def wipe(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def release_repository(folder: Path, assignments: list[str]) -> str:
+    """A git repository of the released notebooks (``exercises/<assignment>/``), as an instructor publishes them for
+    nbgitpuller; its ``file://`` address (a hub on the same machine clones it)."""
+    for name in assignments:
+        shutil.copytree(REPO / "exercises" / name, folder / "exercises" / name)
+    git = ["git", "-c", "user.name=课程", "-c", "user.email=course@example.test", "-C", str(folder)]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(folder)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "作业发布"], check=True)
+    return f"file://{folder}"

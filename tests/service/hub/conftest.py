@@ -14,15 +14,13 @@ two sites, as a real deployment's hub and service are two origins.
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 
-from autograder.commands.hub_demo import LocalHub
+from autograder.commands.hub_demo import LocalHub, release_repository
 from tests.service.server import Server, make_course, run
 
 REPO = Path(__file__).resolve().parents[3]
@@ -62,22 +60,11 @@ class HubSite:
         return client
 
 
-def release_repository(folder: Path) -> str:
-    """A git repository with the released notebooks under ``exercises/`` (what an instructor publishes)."""
-    for name in (ASSIGNMENT, "ps2_roc_auc"):
-        shutil.copytree(REPO / "exercises" / name, folder / "exercises" / name)
-    git = ["git", "-c", "user.name=课程", "-c", "user.email=course@example.test", "-C", str(folder)]
-    subprocess.run(["git", "init", "-q", "-b", "main", str(folder)], check=True)
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "作业发布"], check=True)
-    return f"file://{folder}"
-
-
 @pytest.fixture(scope="session")
 def hub_site(tmp_path_factory) -> HubSite:
     root = tmp_path_factory.mktemp("hub-site")
     data = root / "data"
-    repository = release_repository(root / "release")
+    repository = release_repository(root / "release", [ASSIGNMENT, "ps2_roc_auc"])
     ps1 = {ASSIGNMENT: {"feedback_before_deadline": "full"}}
     make_course(data, ["alice", "bob", "carol", "dave", "frank", "gina"], cli="bin-hub", config={
         "assignments": ps1, "hub": {"staff": {"wang": "王老师"}, "repository": repository}})
