@@ -42,7 +42,7 @@ from ..errors import Invalid
 from ..codes import Account
 from ..submissions import error_shown, scores
 from . import auth
-from .forms import FORM_OVERHEAD, parse_form, read_capped
+from .forms import read_capped, read_upload
 
 SMALL_BODY = 4096
 
@@ -90,12 +90,7 @@ async def submit(request: Request) -> Response:
     await run_in_threadpool(service.submissions.check_can_submit, who.account, assignment, service.now())
     limit = service.policy.upload_limit_bytes
     with request.app.state.upload_slots.take(f"account:{who.account.id}"):  # memory and fairness: bounded slots
-        body = await read_capped(request, limit + FORM_OVERHEAD)
-        form = parse_form(body, request.headers.get("content-type", ""), limit)
-        del body
-        part = form.get("notebook")
-        if part is None or part.filename is None:
-            raise Invalid("缺少文件：请在表单字段 notebook 中上传 .ipynb 文件")
+        part = (await read_upload(request, limit))["notebook"]
         completed = service.now()  # the moment the upload is complete decides lateness and attempts
         if await request.is_disconnected():
             return Response(status_code=499)  # nobody is waiting for the answer: nothing stored, no attempt used

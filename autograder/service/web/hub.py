@@ -47,7 +47,7 @@ from ..uploads import check_filename, read_notebook
 from . import auth
 from .api import submission_json
 from .errors import headers_of, status_of
-from .forms import FORM_OVERHEAD, parse_form, read_capped
+from .forms import read_upload
 from .render import page_headers, render, site_root_of
 
 OAUTH_COOKIE = "autograder_hub_oauth"
@@ -340,13 +340,8 @@ async def submit(request: Request) -> Response:
             raise core.NotOnRoster(f"JupyterHub 用户 {user.name} 不在本服务任何课程的学生名单上：如果你选了课，请联系任课教师把你加入名单")
         limit = max(s.policy.upload_limit_bytes for s, _ in enrolled)
         with request.app.state.upload_slots.take(f"hub:{user.name}"):
-            body = await read_capped(request, limit + FORM_OVERHEAD)
-            form = parse_form(body, request.headers.get("content-type", ""), limit)
-            del body
-            part = form.get("notebook")
-            if part is None or part.filename is None:
-                raise Invalid("缺少文件：请在表单字段 notebook 中上传 .ipynb 文件")
-            chosen = form.get("course")
+            form = await read_upload(request, limit)
+            part, chosen = form["notebook"], form.get("course")
             course = bytes(chosen.data).decode("utf-8", "replace")[:60] if chosen is not None and chosen.filename is None else None
             completed = site.clock()
             if await request.is_disconnected():
