@@ -344,7 +344,7 @@ def _deep_linking_page(request: Request, service: Service, verified: Launch, bro
                 course=service.course, hub_links=_hub_links(request, service, verified.deep_linking.get("accept_types")))
 
 
-def _hub_links(request: Request, service: Service, accept_types=None) -> list[dict[str, str]]:
+def _hub_links(request: Request, service: Service, accept_types) -> list[dict[str, str]]:
     """The course's JupyterHub links a deep link may add instead (:func:`..hub.deep_link_choices`)."""
     found = getattr(request.app.state, "hub", None)
     known = all_assignments()
@@ -358,7 +358,8 @@ def _deep_link_choice(request: Request, form: dict[str, str]) -> Response:
     verified = tickets.held(site.db, form.get("ticket", ""), PendingKind.DEEP_LINK)
     service, _ = _course_of(request, verified)
     name = form.get("assignment", "")
-    linked = next((c for c in _hub_links(request, service) if c["value"] == name), None)  # a JupyterHub link
+    offered = _hub_links(request, service, verified.deep_linking.get("accept_types"))
+    linked = next((c for c in offered if c["value"] == name), None)  # a JupyterHub link
     if linked is None and name not in service.policy.assignments:
         raise LaunchRefused(f"课程 {service.course.title} 没有作业 {name[:100]}")
     if linked is None:  # a plain link has no launch and no gradebook column: the assignment is not linked here
