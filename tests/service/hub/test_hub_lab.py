@@ -17,6 +17,7 @@ from tests.service.server import screenshot
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("jupyterhub")]
 SHOTS = REPO / "artifacts" / "pages" / "hub"
+AXE = REPO / "tests" / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
 LAB_TIMEOUT = 240_000  # a first spawn, a git pull and JupyterLab's assets on a loaded machine
 GRADE_TIMEOUT = 300_000
 
@@ -50,12 +51,21 @@ def _open_in_lab(page, site, user: str) -> None:
     page.get_by_role("link", name="用 JupyterHub 账号登录").click()
     _hub_login(page, site, user)
     page.wait_for_url(re.compile(r".*/c/bin-hub/$"), timeout=60_000)
-    page.goto(f"{site.service_url}/c/bin-hub/jupyterhub/")
+    page.get_by_role("link", name="在 JupyterHub 中打开作业").click()  # from the student's course page
+    page.wait_for_url(re.compile(r".*/c/bin-hub/jupyterhub/$"))
+    assert not axe_violations(page)
     screenshot(page, SHOTS / f"links-student-{page.viewport_size['width']}.png")
     link = page.get_by_role("link", name="在 JupyterHub 中打开").first.get_attribute("href")
     page.goto(link)  # the hub starts the server, nbgitpuller copies the notebooks, JupyterLab opens this one
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=LAB_TIMEOUT)
     page.wait_for_selector("[data-jp-item-name='autograder-submit']", timeout=60_000)
+
+
+def axe_violations(page) -> list[str]:
+    """The serious and critical findings of axe-core on ``page`` (the course's pages' audit, tests/service/test_pages.py)."""
+    page.evaluate(AXE.read_text(encoding="utf-8") + "\n;typeof axe")  # by the debugger: the pages' CSP allows no inline script
+    result = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
+    return [f"{v['impact']} {v['id']}: {v['help']}" for v in result["violations"] if v["impact"] in ("serious", "critical")]
 
 
 def _home(site, user: str):
@@ -151,6 +161,7 @@ def test_a_user_on_no_roster_sees_why_in_the_browser(hub_site, browser):
             _hub_login(page, hub_site, "mallory")
             page.get_by_text("不在课程“测试课程 bin-hub”的名单上").wait_for(timeout=60_000)
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            assert not axe_violations(page)
             screenshot(page, SHOTS / f"refused-{width}.png")
         finally:
             ctx.close()
@@ -167,7 +178,7 @@ def test_the_sign_in_landing_and_the_staff_links_page(hub_site, browser):
             held = f"{hub_site.service_url}/jupyterhub/landing-picture"
             page.route(held, lambda route: route.fulfill(status=200, content_type="text/html; charset=utf-8", body=landing.text))
             page.goto(held)
-            assert "教师" in page.inner_text("main")
+            assert "教师" in page.inner_text("main") and not axe_violations(page)
             screenshot(page, SHOTS / f"signed-in-{width}.png")
             page.goto(f"{hub_site.service_url}/jupyterhub/login?course=bin-hub")
             _hub_login(page, hub_site, "wang")
@@ -176,6 +187,7 @@ def test_the_sign_in_landing_and_the_staff_links_page(hub_site, browser):
             link = page.locator("input.code").first.input_value()
             assert link.startswith(f"{hub_site.hub.url}/hub/user-redirect/git-pull?")
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            assert not axe_violations(page)
             screenshot(page, SHOTS / f"links-staff-{width}.png")
         finally:
             ctx.close()

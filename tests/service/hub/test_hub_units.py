@@ -167,6 +167,17 @@ def test_deep_link_choices_are_offered_only_where_the_platform_takes_plain_links
     assert hub.deep_link_choices("https://hub.example.edu", None, "bin", assignments, None) == []
 
 
+def test_a_hub_out_of_reach_is_a_refusal_to_retry_not_a_crash():
+    from autograder.commands.hub_demo import free_port
+    from autograder.service.web.hub import Hub, HubUnreachable
+
+    closed = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    hub_client = Hub(hub.HubSite(closed, closed + "/hub/api", "grader", "t" * 32))
+    with pytest.raises(HubUnreachable) as refused:
+        hub_client.user("some-token")
+    assert refused.value.retry_after == 30 and "JupyterHub" in refused.value.message
+
+
 # ---- signed values
 
 

@@ -9,6 +9,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from autograder.service.web.forms import parse_form
 from autograder_lab import _jupyter_labextension_paths, _jupyter_server_extension_points
 from autograder_lab.handlers import multipart, service_url
@@ -17,6 +19,7 @@ REPO = Path(__file__).resolve().parents[3]
 LAB = REPO / "lab"
 
 
+@pytest.mark.slow  # builds the wheel (about 10 s)
 def test_the_wheel_holds_the_prebuilt_labextension_and_enables_the_server_extension(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path),
                     str(LAB)], check=True, capture_output=True, timeout=300)
