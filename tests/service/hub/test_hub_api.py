@@ -4,6 +4,7 @@ made with hub tokens, as JupyterLab's 提交 sends them - who the hub says owns 
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from urllib.parse import parse_qs, urlsplit
 
@@ -11,6 +12,7 @@ import httpx
 import pytest
 
 from tests.service.hub.conftest import ASSIGNMENT, REPO
+from tests.service.server import AUTOGRADER, make_course
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("jupyterhub")]
 RELEASED = (REPO / "exercises" / ASSIGNMENT / "threshold_metrics.ipynb").read_bytes()
@@ -158,3 +160,14 @@ def test_the_grade_and_the_feedback_page_reached_through_the_hub_sign_in(hub_sit
     assert page.status_code == 200 and "已通过 JupyterHub 登录" in page.text
     shown = client.get(f"{hub_site.service_url}/c/bin-hub/submissions/{sub['id']}")
     assert shown.status_code == 200 and "得分" in shown.text
+
+
+def test_a_bad_jupyterhub_yml_stops_the_service_before_it_starts_naming_the_key(tmp_path):
+    data = tmp_path / "data"
+    make_course(data, ["s001"], cli="one", config={"assignments": {ASSIGNMENT: {}}, "hub": {}})
+    (data / "jupyterhub.token").write_text("t" * 40)
+    (data / "jupyterhub.token").chmod(0o644)
+    (data / "jupyterhub.yml").write_text("url: https://hub.example.edu\nservice: grader\ntoken_file: jupyterhub.token\n")
+    refused = subprocess.run([AUTOGRADER, "serve", "--data", str(data), "--port", "9"], capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "token_file" in refused.stderr and "chmod 600" in refused.stderr
+    assert "Traceback" not in refused.stderr
