@@ -191,3 +191,26 @@ def test_the_sign_in_landing_and_the_staff_links_page(hub_site, browser):
             screenshot(page, SHOTS / f"links-staff-{width}.png")
         finally:
             ctx.close()
+
+
+def test_the_students_pages_at_both_widths(hub_site, browser):
+    """The sign-in page's hub button, the course page's link to the hub page, and that page, for a student."""
+    for width in (1280, 375):
+        ctx = browser.new_context(viewport={"width": width, "height": 900})
+        try:
+            page = ctx.new_page()
+            page.goto(f"{hub_site.service_url}/c/bin-hub/login")
+            assert not axe_violations(page)
+            screenshot(page, SHOTS / f"login-{width}.png")
+            page.get_by_role("link", name="用 JupyterHub 账号登录").click()
+            _hub_login(page, hub_site, "bob")
+            page.wait_for_url(re.compile(r".*/c/bin-hub/$"), timeout=60_000)
+            screenshot(page, SHOTS / f"course-{width}.png")
+            page.get_by_role("link", name="在 JupyterHub 中打开作业").click()
+            page.get_by_role("link", name="在 JupyterHub 中打开").first.wait_for()
+            assert page.locator("input.code").count() == 0  # the copyable links are the staff's
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            assert not axe_violations(page)
+            screenshot(page, SHOTS / f"links-student-{width}.png")
+        finally:
+            ctx.close()
