@@ -191,3 +191,20 @@ def test_signed_values_come_back_only_unchanged_for_their_purpose_and_in_time():
     body, mac = value.split(".")
     assert hub.unsign(secret, "oauth", body[:-2] + "xx." + mac, now=1030.0) is None
     assert hub.unsign(secret, "oauth", None) is None and hub.unsign(secret, "oauth", "a.b.c") is None
+
+
+# ---- a site without a hub, a course without hub:
+
+
+def test_without_a_hub_nothing_of_it_is_offered_or_answered(tmp_path):
+    from tests.service.inprocess import Site, TestClient
+
+    site = Site(tmp_path, {"assignments": {"ps1_threshold_metrics": {}}, "hub": {}}, ["s001"], 1.8e9)
+    root = TestClient(site.app, base_url="http://testserver")
+    assert "JupyterHub" not in root.get("/c/default/login").text  # the course takes hub users, the site has no hub
+    assert root.get("/jupyterhub/login", params={"course": "default"}).status_code == 404
+    refused = root.post("/jupyterhub/api/submissions", headers={"Authorization": "Bearer " + "x" * 20})
+    assert refused.status_code == 404 and refused.json() == {"error": "本服务没有接入 JupyterHub", "reason": "refused"}
+    client, _ = site.signed_in("s001")
+    assert client.get("/jupyterhub/").status_code == 404
+    assert "在 JupyterHub 中打开作业" not in client.get("/").text
