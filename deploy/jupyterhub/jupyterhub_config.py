@@ -1,4 +1,4 @@
-# The course's grading service in a JupyterHub (JupyterHub 5 or 6; docs/jupyterhub.md walks through it).
+# The course's grading service in a JupyterHub (tested with JupyterHub 6.1.1; docs/jupyterhub.md walks through it).
 #
 # What it sets up:
 #   * the service "grader" as an external JupyterHub service: an OAuth client of the hub (client id
@@ -46,5 +46,5 @@ c.Spawner.oauth_client_allowed_scopes = [GRADER_SCOPE]
 # Where the 提交 button sends notebooks (read by the autograder-lab server extension).
 c.Spawner.environment = {"AUTOGRADER_URL": GRADER_URL}
 
-# Optional: PKCE on every OAuth flow of the hub (the service always sends a code challenge).
+# Optional (JupyterHub 6+): PKCE on every OAuth flow of the hub (the service always sends a code challenge).
 c.JupyterHub.oauth_require_pkce = True
