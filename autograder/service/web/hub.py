@@ -39,6 +39,7 @@ from starlette.routing import Route
 from ...check import all_assignments
 from .. import hub as core
 from .. import sessions
+from ..codes import Account
 from ..errors import Busy, Forbidden, Invalid, NotFound, NotReady, NotSignedIn, ServiceError, TooLarge
 from ..lti import enroll
 from ..service import Service
@@ -249,18 +250,22 @@ def callback(request: Request) -> Response:
     return response
 
 
+def accounts_of(site: Site, username: str) -> list[tuple[Service, Account]]:
+    """Hub user ``username``'s account in each course of the site that takes hub users and has them."""
+    out = []
+    for service in site.courses.values():
+        if service.policy.hub is not None:
+            try:
+                out.append((service, core.account_for(service.db, service.policy.hub, username, service.course.title)))
+            except core.NotOnRoster:
+                pass
+    return out
+
+
 def _courses_of(site: Site, username: str, exclude: str) -> list[dict[str, str]]:
     """The other courses hub user ``username`` has an account in (for the refusal page)."""
-    out = []
-    for cid, service in site.courses.items():
-        if cid == exclude or service.policy.hub is None:
-            continue
-        try:
-            account = core.account_for(service.db, service.policy.hub, username, service.course.title)
-        except core.NotOnRoster:
-            continue
-        out.append({"id": cid, "title": service.course.title, "role": account.role_label})
-    return out
+    return [{"id": s.course.id, "title": s.course.title, "role": a.role_label} for s, a in accounts_of(site, username)
+            if s.course.id != exclude]
 
 
 async def login_route(request: Request) -> Response:
@@ -283,17 +288,7 @@ def _token(request: Request) -> str:
 
 def _enrolments(site: Site, username: str) -> list[tuple[Service, core.Enrolment]]:
     """The courses where hub user ``username`` is a student."""
-    out = []
-    for cid, service in site.courses.items():
-        if service.policy.hub is None:
-            continue
-        try:
-            account = core.account_for(service.db, service.policy.hub, username, service.course.title)
-        except core.NotOnRoster:
-            continue
-        if not account.is_staff:
-            out.append((service, core.Enrolment(cid, account, service.rules)))
-    return out
+    return [(s, core.Enrolment(s.course.id, a, s.rules)) for s, a in accounts_of(site, username) if not a.is_staff]
 
 
 def _refusal(exc: ServiceError) -> JSONResponse:
