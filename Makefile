@@ -136,7 +136,7 @@ $(LAB_BUILDER): lab/package.json
 	touch $(LAB_BUILDER)
 
 $(LAB): $(STAMP) $(LAB_BUILDER) lab/pyproject.toml lab/src/index.js lab/schema/plugin.json lab/jupyter-config/autograder_lab.json $(wildcard lab/autograder_lab/*.py)
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/jupyter labextension build lab > /dev/null
+	$(BIN)/jupyter-builder build lab > /dev/null
 	$(BIN)/python -m pip install -q --no-deps --no-build-isolation ./lab
 	rm -rf lab/build lab/autograder_lab.egg-info
 	touch $(LAB)
