@@ -16,6 +16,9 @@ STAMP  := $(VENV)/.installed
 BYTECODE := $(VENV)/.bytecode
 AXE    := tests/a11y/node_modules/axe-core/axe.min.js
 MATHJAX := book/_ext/mathjax_node/node_modules/mathjax-full/package.json
+PROXY  := deploy/jupyterhub/node_modules/configurable-http-proxy/package.json
+LAB_BUILDER := lab/node_modules/@jupyter/builder/package.json
+LAB    := $(VENV)/.lab-installed
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
 DEMO_PORT ?= 8050
@@ -34,6 +37,10 @@ SERVE_SITE ?= _build/serve-site.yml
 COURSE_SITE_CONFIG ?= $(abspath $(SERVE_SITE))
 # the environment of every command below that builds or starts part of the course (the tests keep their own)
 SITE_ENV := COURSE_SITE_CONFIG='$(COURSE_SITE_CONFIG)'
+HUB_PORT ?= 8090
+# HUB=1: a local JupyterHub beside the demo courses (docs/jupyterhub.md, "试用")
+HUB    ?=
+HUB_ARGS = $(if $(HUB),--hub-port $(HUB_PORT))
 
 .PHONY: serve demo submit test test-fast test-durations lint setup setup-files system book book-instructor pdf pdf-instructor bench bench-pages freeze public clean site-config
 
@@ -44,7 +51,7 @@ SITE_ENV := COURSE_SITE_CONFIG='$(COURSE_SITE_CONFIG)'
 serve: book pdf
 	@echo "课程已构建：http://$(HOST):$(PORT)/  交互演示：http://$(HOST):$(DEMO_PORT)/  作业提交：http://$(HOST):$(SUBMIT_PORT)/  假课程平台（LTI）：http://$(HOST):$(LTI_PORT)/  （Ctrl-C 停止）"
 	@$(SITE_ENV) $(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT) & demo_pid=$$!; \
-	$(SITE_ENV) $(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT) --book-url $(SITE_URL) & submit_pid=$$!; \
+	$(SITE_ENV) $(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT) --book-url $(SITE_URL) $(HUB_ARGS) & submit_pid=$$!; \
 	trap 'kill $$demo_pid $$submit_pid 2>/dev/null; wait $$submit_pid 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/python -m http.server $(PORT) --bind $(HOST) --directory _build/html
 
@@ -62,9 +69,10 @@ endif
 demo: setup site-config
 	$(SITE_ENV) $(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT)
 
-# The submission service alone, with the throwaway demo course (codes printed; removed on Ctrl-C).
+# The submission service alone, with the throwaway demo course (codes printed; removed on Ctrl-C); HUB=1 adds a
+# local JupyterHub on HUB_PORT (any username, password demo).
 submit: setup site-config
-	$(SITE_ENV) $(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT)
+	$(SITE_ENV) $(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT) --book-url $(SITE_URL) $(HUB_ARGS)
 
 # The whole suite on TEST_WORKERS pytest-xdist workers: test modules (or the groups of modules that declare
 # shared fixtures with an xdist_group mark) as units, longest first by their measured seconds (tests/parallel_units.py).
@@ -88,7 +96,7 @@ lint: setup
 setup: system
 	@$(MAKE) --no-print-directory -j3 setup-files
 
-setup-files: $(STAMP) $(BYTECODE) $(AXE) $(MATHJAX)
+setup-files: $(STAMP) $(BYTECODE) $(AXE) $(MATHJAX) $(PROXY) $(LAB)
 
 system:
 	@bash scripts/install-system-deps.sh
@@ -135,6 +143,26 @@ $(AXE): tests/a11y/package.json
 $(MATHJAX): book/_ext/mathjax_node/package.json
 	cd book/_ext/mathjax_node && npm install --no-package-lock --no-audit --no-fund --silent
 	touch $(MATHJAX)
+
+# configurable-http-proxy (pinned in deploy/jupyterhub/package.json): the proxy of the local JupyterHub that
+# `make serve HUB=1` and tests/service/hub/ start (a production hub brings its own).
+$(PROXY): deploy/jupyterhub/package.json
+	cd deploy/jupyterhub && npm install --no-package-lock --no-audit --no-fund --silent
+	touch $(PROXY)
+
+# 提交 in JupyterLab (lab/): the JupyterLab extension is built with @jupyter/builder (pinned in lab/package.json;
+# the @jupyterlab packages it uses are JupyterLab's own at run time, so they are not installed: --legacy-peer-deps),
+# then the Python package - server extension, prebuilt labextension and the server config enabling it - is
+# installed as a hub's user environment installs it.
+$(LAB_BUILDER): lab/package.json
+	cd lab && npm install --no-package-lock --legacy-peer-deps --no-audit --no-fund --silent
+	touch $(LAB_BUILDER)
+
+$(LAB): $(STAMP) $(LAB_BUILDER) lab/pyproject.toml lab/src/index.js lab/schema/plugin.json lab/jupyter-config/autograder_lab.json $(wildcard lab/autograder_lab/*.py)
+	$(BIN)/jupyter-builder build lab > /dev/null
+	$(BIN)/python -m pip install -q --no-deps --no-build-isolation ./lab
+	rm -rf lab/build lab/autograder_lab.egg-info
+	touch $(LAB)
 
 # Public build into _build/html.  Unchanged pages come from the execution cache (_build/.jupyter_cache).
 # (coursebook.book_build: jupyter-book build, whose closing note about file:// addresses is replaced by make serve's)

@@ -9,12 +9,15 @@ system's temporary directory with two courses:
 * ``ml-lab`` 机器学习实践（演示）: students s101-s102, instructor 周老师, and 李四 - a student of ``bin-2026`` - as its
   teaching assistant (one person, a student in one course and a TA in the other);
 
-and a service administrator.  It prints every access code and runs ``autograder serve`` on it until Ctrl-C /
-SIGTERM, then removes the folder.  With ``--lti-port`` a fake LMS runs beside it (:mod:`.lti_demo`), registered
-once, with four LMS courses: ``BIN101`` and its section ``BIN101-2`` bound to ``bin-2026``, ``ML-LAB`` bound to
-``ml-lab``, and 李四's own sandbox course, bound to nothing (a teacher there is nobody here: the launch shows how
-to ask for a binding).  Nothing of it is meant to be kept: a real service uses ``autograder course add``,
-``autograder roster`` and ``autograder serve`` (docs/service.md).
+and a service administrator. With ``--hub-port`` a JupyterHub runs beside it (:mod:`.hub_demo`, the documented
+configuration with the dummy authenticator): both courses take hub users (the hub usernames s001-s003, s101-s102
+are the students; wang, zhao and zhou the staff; s002 is 李四, a student of ``bin-2026`` and the TA of ``ml-lab``)
+and link their assignments from a git repository of the released notebooks. It prints every access code and runs
+``autograder serve`` on it until Ctrl-C / SIGTERM, then removes the folder. With ``--lti-port`` a fake LMS runs
+beside it (:mod:`.lti_demo`), registered once, with four LMS courses: ``BIN101`` and its section ``BIN101-2``
+bound to ``bin-2026``, ``ML-LAB`` bound to ``ml-lab``, and 李四's own sandbox course, bound to nothing (a teacher
+there is nobody here: the launch shows how to ask for a binding). Nothing of it is meant to be kept: a real
+service uses ``autograder course add``, ``autograder roster`` and ``autograder serve`` (docs/service.md).
 """
 
 from __future__ import annotations
@@ -50,8 +53,20 @@ COURSES = [
 ]
 
 
-def course_config(now: datetime, course_id: str) -> dict:
-    """A demo course's ``course.yml``: deadlines relative to ``now`` (at 23:59 China time)."""
+#: The hub usernames of each demo course's staff (``--hub-port``): username -> the account's name.
+HUB_STAFF = {"bin-2026": {"wang": "王老师", "zhao": "赵助教"}, "ml-lab": {"zhou": "周老师", "s002": "李四"}}
+
+
+def course_config(now: datetime, course_id: str, repository: str | None = None) -> dict:
+    """A demo course's ``course.yml``: deadlines relative to ``now`` (at 23:59 China time); with ``repository`` (the
+    released notebooks' git repository) the course takes JupyterHub users and links its assignments there."""
+    config = _course_config(now, course_id)
+    if repository is not None:
+        config["hub"] = {"staff": HUB_STAFF[course_id], "repository": repository}
+    return config
+
+
+def _course_config(now: datetime, course_id: str) -> dict:
     def day(n: int) -> str:
         return (now.astimezone(CHINA) + timedelta(days=n)).replace(hour=23, minute=59, second=0, microsecond=0).isoformat()
 
@@ -72,9 +87,9 @@ def course_config(now: datetime, course_id: str) -> dict:
     }}
 
 
-def make_site(data: Path, now: datetime) -> dict[str, dict[str, str]]:
-    """The two courses, their people and an administrator in ``data``; the access codes: course id (or
-    ``"admin"``) -> name -> code."""
+def make_site(data: Path, now: datetime, repository: str | None = None) -> dict[str, dict[str, str]]:
+    """The two courses, their people and an administrator in ``data`` (``repository``: see :func:`course_config`);
+    the access codes: course id (or ``"admin"``) -> name -> code."""
     from ..service import courses
     from ..service.accounts import enroll
     from ..service.database import ADMINS, Database
@@ -87,7 +102,7 @@ def make_site(data: Path, now: datetime) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {"admin": {ADMIN: staff_code(site, ADMIN, ADMIN_ROLE, ADMINS)}}
     for c in COURSES:
         config = data / f"{c.id}.yml"
-        config.write_text("# 演示课程（make serve），数据目录用后即删\n" + yaml.safe_dump(course_config(now, c.id), allow_unicode=True,
+        config.write_text("# 演示课程（make serve），数据目录用后即删\n" + yaml.safe_dump(course_config(now, c.id, repository), allow_unicode=True,
                                                                                   sort_keys=False), encoding="utf-8")
         made = courses.add(site, data, c.id, c.title, config)
         db = Database(made.db_url(site.url, data))
@@ -150,12 +165,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=0, help="评分进程数（默认 CPU 核数）")
     parser.add_argument("--lti-port", type=int, default=0, help="同时在这个端口启动一个假课程平台，试用 LTI 1.3（默认不启动）")
     parser.add_argument("--book-url", help="课本网站的地址（make serve 给出它自己的端口）；省略时页面不链接课本")
+    parser.add_argument("--hub-port", type=int, default=0, help="同时在这个端口启动一个 JupyterHub，试用 JupyterHub 登录与提交（默认不启动）")
     args = parser.parse_args(argv)
     data = Path(tempfile.mkdtemp(prefix="autograder-demo-")) / "data"
     data.mkdir()
+    hub = None
     try:
-        codes = make_site(data, datetime.now(timezone.utc))
+        if args.hub_port:
+            from ..check import all_assignments
+            from .hub_demo import LocalHub, release_repository
+        repository = release_repository(data.parent / "release", list(all_assignments())) if args.hub_port else None
+        codes = make_site(data, datetime.now(timezone.utc), repository)
         print(banner(f"http://{args.host}:{args.port}/", codes), file=sys.stderr, flush=True)
+        if args.hub_port:
+            hub = LocalHub(data.parent / "hub", f"http://{args.host}:{args.port}", port=args.hub_port, password="demo")
+            hub.register(data)
+            hub.start()
+            print(f"JupyterHub（试用）：{hub.url}/  任意用户名、密码 demo 登录；学生 s001-s003、s101-s102，教师 wang、zhou，"
+                  f"助教 zhao；s002 在“{COURSES[1].title}”中是助教", file=sys.stderr, flush=True)
         if args.lti_port:
             platform = demo_platform(data, args.host, args.port, args.lti_port)
             print(f"假课程平台（试用 LTI 1.3）：{platform.base}/", file=sys.stderr, flush=True)
@@ -171,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:  # Ctrl-C reaches the child too (same process group); wait for it to stop
             return child.wait()
     finally:
+        if hub is not None:
+            hub.stop()
         shutil.rmtree(data.parent, ignore_errors=True)
 
 

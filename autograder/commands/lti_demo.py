@@ -100,6 +100,7 @@ class FakePlatform:
     tokens: dict[str, float] = field(default_factory=dict)
     assertions: list[dict] = field(default_factory=list)  # verified client assertions
     deep_link_responses: list[dict] = field(default_factory=list)
+    accept_types: list[str] = field(default_factory=lambda: ["ltiResourceLink"])  # of a deep-linking request
     refused_requests: int = 0
     custom: dict[str, dict] = field(default_factory=dict)  # resource link id -> custom parameters
     enrolments: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # context -> {user: roles there}
@@ -183,7 +184,7 @@ class FakePlatform:
             c[LTI + "resource_link"] = {"id": link, "title": "作业", "description": None}
         else:
             c["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"] = {
-                "deep_link_return_url": f"{self.base}/deep_linking_return/{context}", "accept_types": ["ltiResourceLink"],
+                "deep_link_return_url": f"{self.base}/deep_linking_return/{context}", "accept_types": self.accept_types,
                 "accept_presentation_document_targets": ["iframe", "window"], "accept_multiple": False,
                 "data": "opaque-" + secrets.token_hex(4) if self.deep_link_data is None else self.deep_link_data}
         if self.flavour == "canvas":

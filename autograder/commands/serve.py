@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ..check import all_assignments
-from ..service import courses, sessions, worker
+from ..service import courses, hub, sessions, worker
 from ..service.database import Database, keep_private
 from ..service.checks import CheckQueue
 from ..service.dispatcher import Dispatcher, Lane
@@ -83,6 +83,10 @@ def serve(args: argparse.Namespace) -> int:
             policies[course.id] = load_policy(path if path.is_file() else None, list(known))
         except PolicyError as exc:
             raise CannotServe(f"课程 {course.id}：{exc}") from None
+    try:
+        hub.load_site(data)  # DATA/jupyterhub.yml, checked before anything starts (the app reads it again)
+    except hub.HubSettingError as exc:
+        raise CannotServe(str(exc)) from None
     open_assignments = {n for p in policies.values() for n in p.assignments}
     grading = grading_setup(args, {n: known[n] for n in sorted(open_assignments)}, CannotServe, log)
     held = grading.enforcement

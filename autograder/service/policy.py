@@ -12,7 +12,8 @@ One entry per assignment that is open for submission::
         counts: best                          # best | last: the attempt the gradebook holds
         checks_per_hour: 6                    # checks of the visible tests before an attempt (0: none)
 
-and a few service-wide limits (``upload_limit_mib``, ``login_failures``).  Every error names the key and
+and a few service-wide limits (``upload_limit_mib``, ``login_failures``); ``hub`` signs the course's people in
+through JupyterHub and links its assignments there (:mod:`.hub`).  Every error names the key and
 the file, in Chinese.  Without a file every assignment is open with :data:`DEFAULTS`.
 """
 
@@ -28,6 +29,7 @@ from typing import Any
 import yaml
 
 from ..model import MAX_NOTEBOOK_BYTES
+from .hub import HubCourse, HubSettingError, parse_course_hub
 
 FEEDBACK = ("full", "cases", "score")
 COUNTS = ("best", "last")
@@ -113,6 +115,7 @@ class CoursePolicy:
     login_max_failures: int = 20  # failed sign-ins per client address in the window
     login_window_seconds: float = 900.0
     login_max_per_account: int = 10  # failed sign-ins per account (its code's first part) in the window
+    hub: HubCourse | None = None  # JupyterHub: who a hub user is here, where the assignments are pulled from
 
     def digest(self) -> str:
         """Hash of what decides which attempt counts and how much (re-settles the gradebook when it changes)."""
@@ -181,7 +184,7 @@ def _assignment(name: str, data: Any, where: str) -> AssignmentPolicy:
 
 def parse_policy(data: Any, known: list[str], where: str = "course.yml") -> CoursePolicy:
     """A :class:`CoursePolicy` from parsed YAML data; ``known`` lists the assignments the grader has."""
-    data = _keys(data, {"assignments", "upload_limit_mib", "login_failures"}, where)
+    data = _keys(data, {"assignments", "upload_limit_mib", "login_failures", "hub"}, where)
     entries = _keys(data.get("assignments"), set(known), f"{where}: assignments") if "assignments" in data else None
     if not entries:
         raise PolicyError(f"{where}: assignments：至少列出一个作业（可用：{', '.join(known)}）")
@@ -194,7 +197,11 @@ def parse_policy(data: Any, known: list[str], where: str = "course.yml") -> Cour
     max_failures = _int(login.get("max", 20), f"{where}: login_failures.max", 1, 10000)
     per_account = _int(login.get("per_account", 10), f"{where}: login_failures.per_account", 1, 1000)
     window = _int(login.get("window_minutes", 15), f"{where}: login_failures.window_minutes", 1, 10080)
-    return CoursePolicy(assignments, int(mib * (1 << 20)), max_failures, window * 60.0, per_account)
+    try:
+        hub = parse_course_hub(data["hub"], f"{where}: hub") if data.get("hub") is not None else None
+    except HubSettingError as exc:
+        raise PolicyError(str(exc)) from None
+    return CoursePolicy(assignments, int(mib * (1 << 20)), max_failures, window * 60.0, per_account, hub)
 
 
 def load_policy(path: Path | None, known: list[str]) -> CoursePolicy:

@@ -71,8 +71,17 @@ class NotebookRules:
     owners: dict  # grade id -> assignment, over all assignments (to name the one a wrong notebook belongs to)
 
 
-def check_notebook(data: bytes, rules: NotebookRules) -> dict:
-    """The parsed notebook if it is a readable nbformat-4 notebook of ``rules.assignment``, else 400."""
+@dataclass(frozen=True)
+class ReadNotebook:
+    """A readable nbformat-4 notebook and what tells whose it is: its nbgrader grade ids and its code."""
+
+    nb: dict
+    grade_ids: frozenset[str]
+    code: str
+
+
+def read_notebook(data: bytes) -> ReadNotebook:
+    """The notebook of ``data`` if it is a readable nbformat-4 notebook (UTF-8 JSON, bounded), else 400."""
     if not data.strip():
         raise Invalid("上传的文件是空的")
     try:
@@ -103,16 +112,29 @@ def check_notebook(data: bytes, rules: NotebookRules) -> dict:
             ids.add(gid)
         if cell["cell_type"] == "code":
             code.append(source)
-    if ids & rules.grade_ids:
-        return nb
-    others = sorted({rules.owners[g] for g in ids if g in rules.owners} - {rules.assignment})
+    return ReadNotebook(nb, frozenset(ids), "\n".join(code))
+
+
+def belongs(read: ReadNotebook, rules: NotebookRules) -> bool:
+    """Is ``read`` the notebook of ``rules.assignment``: its answer cells, or - pasted into a new notebook, with no
+    other assignment's cells - its functions?"""
+    if read.grade_ids & rules.grade_ids:
+        return True
+    if any(g in rules.owners for g in read.grade_ids):
+        return False
+    return any(re.search(rf"^\s*def\s+{re.escape(f)}\s*\(", read.code, re.M) for f in rules.functions)
+
+
+def check_notebook(data: bytes, rules: NotebookRules) -> dict:
+    """The parsed notebook if it is a readable nbformat-4 notebook of ``rules.assignment``, else 400."""
+    read = read_notebook(data)
+    if belongs(read, rules):
+        return read.nb
+    others = sorted({rules.owners[g] for g in read.grade_ids if g in rules.owners} - {rules.assignment})
     if others:
         raise Invalid(f"这是作业 {others[0]} 的笔记本，不是作业 {rules.assignment}（{rules.title}）的")
-    defined = [f for f in rules.functions if re.search(rf"^\s*def\s+{re.escape(f)}\s*\(", "\n".join(code), re.M)]
-    if not defined:
-        raise Invalid(f"这不是作业 {rules.assignment}（{rules.title}）的笔记本：既没有作业的答题单元，"
-                               f"也没有定义要求的函数（{', '.join(rules.functions)}）")
-    return nb
+    raise Invalid(f"这不是作业 {rules.assignment}（{rules.title}）的笔记本：既没有作业的答题单元，"
+                  f"也没有定义要求的函数（{', '.join(rules.functions)}）")
 
 
 def stored_path(folder: str, assignment: str, student: str, submission_id: str) -> Path:

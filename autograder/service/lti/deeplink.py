@@ -23,7 +23,8 @@ from .keys import TOKEN_LIFETIME, ToolKeys
 from .launch import DL, LTI, Launch, LaunchRefused
 
 RESPONSE = "LtiDeepLinkingResponse"
-ITEM_TYPE = "ltiResourceLink"  # the only content item the tool makes: an assignment, launched by its link
+ITEM_TYPE = "ltiResourceLink"  # an assignment, launched by its link
+LINK_TYPE = "link"  # a plain link: the assignment opened in the student's JupyterLab (:mod:`..hub`)
 MAX_DATA = 4000  # characters of the platform's ``data`` as JSON
 
 
@@ -69,3 +70,8 @@ def assignment_item(target_url: str, assignment: str, title: str, score_maximum:
     """A resource link to ``assignment`` with its line item (label, scoreMaximum, resourceId)."""
     return {"type": ITEM_TYPE, "title": title, "url": target_url, "custom": {"assignment": assignment},
             "lineItem": {"label": title, "scoreMaximum": score_maximum, "resourceId": assignment, "tag": "autograder"}}
+
+
+def link_item(url: str, title: str) -> dict[str, Any]:
+    """A plain link (content item ``link``): no launch and no line item, e.g. an assignment opened in JupyterHub."""
+    return {"type": LINK_TYPE, "title": title, "url": url}

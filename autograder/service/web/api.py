@@ -43,7 +43,7 @@ from ..errors import Invalid
 from ..codes import Account
 from ..submissions import error_shown, scores
 from . import auth
-from .forms import FORM_OVERHEAD, parse_form, read_capped
+from .forms import read_capped, read_upload
 from .render import book_of
 
 SMALL_BODY = 4096
@@ -92,12 +92,7 @@ async def _receive(request: Request, may_send, accept) -> str | Response:
     await run_in_threadpool(may_send, who.account, assignment, service.now())
     limit = service.policy.upload_limit_bytes
     with request.app.state.upload_slots.take(auth.slot_key(request, who)):  # memory and fairness: bounded slots
-        body = await read_capped(request, limit + FORM_OVERHEAD)
-        form = parse_form(body, request.headers.get("content-type", ""), limit)
-        del body
-        part = form.get("notebook")
-        if part is None or part.filename is None:
-            raise Invalid("缺少文件：请在表单字段 notebook 中上传 .ipynb 文件")
+        part = (await read_upload(request, limit))["notebook"]
         completed = service.now()  # the moment the upload is complete decides lateness and attempts
         if await request.is_disconnected():
             return Response(status_code=499)  # nobody is waiting for the answer: nothing stored, no attempt used

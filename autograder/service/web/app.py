@@ -6,6 +6,7 @@ mounted at             module                           what
 ``/``                  :mod:`.site_pages`                the courses of the site
 ``/c/<id>``            :func:`course_app`               one course (below)
 ``/lti``               :mod:`.lti`                      LTI 1.3: launch, deep linking, key set, bindings
+``/jupyterhub``        :mod:`.hub`                      JupyterHub: sign-in, uploads from JupyterLab
 ``/admin``             :mod:`.admin`                    the service administrators' pages
 ``/static``            Starlette's ``StaticFiles``       the pages' only scripts and styles
 ``/healthz``           :func:`.api.health`              liveness (no authentication)
@@ -17,6 +18,7 @@ A course's app:
 ``/c/<id>/api/v1``     :mod:`.api`                      the JSON API
 ``/c/<id>/instructor`` :mod:`.instructor_pages`         the staff's pages
 ``/c/<id>/lti``        :mod:`.lms`                      the course's LMS page (bindings, sync, passback)
+``/c/<id>/jupyterhub`` :mod:`.hub`                      the links that open its assignments in JupyterLab
 ``/c/<id>/``           :mod:`.student_pages`            sign-in and the students' pages
 =====================  ===============================  ==============================================
 
@@ -38,7 +40,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..service import Service
 from ..site import Site, allowed_hosts
-from . import admin, api, errors, instructor_pages, lms, lti, site_pages, student_pages
+from . import admin, api, errors, hub, instructor_pages, lms, lti, site_pages, student_pages
 from .auth import People
 from .forms import BodyTime
 from .render import STATIC, favicon
@@ -63,6 +65,7 @@ COURSE_ROUTES = [
     Route("/instructor", instructor_pages.bare, methods=["GET"]),
     Mount("/instructor", routes=instructor_pages.ROUTES),
     Mount("/lti", routes=lms.ROUTES),
+    Mount("/jupyterhub", routes=hub.COURSE_ROUTES),
     *student_pages.ROUTES,
 ]
 
@@ -81,7 +84,7 @@ def course_app(service: Service, shared) -> Starlette:
     app.state.people = People(service.accounts, service.signer)
     app.state.root_depth = 2  # c/<id>
     app.state.login_path = "login"
-    for name in ("site", "lti", "upload_slots", "body_time"):
+    for name in ("site", "lti", "upload_slots", "body_time", "hub"):
         setattr(app.state, name, getattr(shared, name))
     return app
 
@@ -107,11 +110,13 @@ def make_app(site: Site, *, lifespan=None, body_time: BodyTime | None = None,
     app.state.lti = lti.Tool(site.data_root)  # the tool's keys and outbound client, once per site
     app.state.upload_slots = BodySlots(UPLOAD_SLOTS, UPLOAD_SLOTS_PER_ACCOUNT)  # memory and fairness
     app.state.body_time = body_time or BodyTime()
+    app.state.hub = hub.connect(site)  # the JupyterHub of DATA/jupyterhub.yml, or None
     app.state.root_depth = 0
     app.state.login_path = "admin/login"
     routes = [
         Route("/healthz", api.health, methods=["GET"]),
         Mount("/lti", routes=lti.ROUTES),
+        Mount("/jupyterhub", routes=hub.ROUTES),
         Route("/admin", site_pages.to_admin, methods=["GET"]),
         Mount("/admin", app=admin_app(site, app.state)),
         Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),

@@ -85,6 +85,17 @@ def too_large(cap: int) -> str:
     return f"上传的内容太大：笔记本最大 {max(cap - FORM_OVERHEAD, 0) / (1 << 20):g} MiB（可先清除输出再上传）"
 
 
+async def read_upload(request, limit: int) -> dict[str, "Part"]:
+    """An upload's form (a notebook of at most ``limit`` bytes, in the field ``notebook``), read and parsed."""
+    body = await read_capped(request, limit + FORM_OVERHEAD)
+    form = parse_form(body, request.headers.get("content-type", ""), limit)
+    del body
+    part = form.get("notebook")
+    if part is None or part.filename is None:
+        raise Invalid("缺少文件：请在表单字段 notebook 中上传 .ipynb 文件")
+    return form
+
+
 @dataclass
 class Part:
     name: str

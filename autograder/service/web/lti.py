@@ -46,7 +46,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from ...check.specs import all_assignments
-from .. import sessions
+from .. import hub, sessions
 from ..errors import Forbidden, NotSignedIn, ServiceError, TooMany
 from ..lti import bindings, deeplink, enroll, launch, registry, tickets
 from ..lti.ags import Tokens
@@ -342,7 +342,16 @@ def _deep_linking_page(request: Request, service: Service, verified: Launch, bro
     ticket = tickets.hold(site_of(request).db, PendingKind.DEEP_LINK, verified, browser)
     items = [{"name": n, "title": service.titles.get(n, n), "max_score": max_score(n)} for n in service.policy.assignments]
     return page(request, "lti/deeplink.html", frame=verified.platform.origins(), ticket=ticket, assignments=items,
-                course=service.course)
+                course=service.course, hub_links=_hub_links(request, service, verified.deep_linking.get("accept_types")))
+
+
+def _hub_links(request: Request, service: Service, accept_types) -> list[dict[str, str]]:
+    """The course's JupyterHub links a deep link may add instead (:func:`..hub.deep_link_choices`)."""
+    found = getattr(request.app.state, "hub", None)
+    known = all_assignments()
+    return hub.deep_link_choices(found.site.url if found else None, service.policy.hub, service.course.id,
+                                 {n: (service.titles.get(n, n), known[n].notebook) for n in service.policy.assignments},
+                                 accept_types)
 
 
 def _deep_link_choice(request: Request, form: dict[str, str]) -> Response:
@@ -350,12 +359,16 @@ def _deep_link_choice(request: Request, form: dict[str, str]) -> Response:
     verified = tickets.held(site.db, form.get("ticket", ""), PendingKind.DEEP_LINK, _browser(request))
     service, _ = _course_of(request, verified)
     name = form.get("assignment", "")
-    if name not in service.policy.assignments:
+    offered = _hub_links(request, service, verified.deep_linking.get("accept_types"))
+    linked = next((c for c in offered if c["value"] == name), None)  # a JupyterHub link
+    if linked is None and name not in service.policy.assignments:
         raise LaunchRefused(f"课程 {service.course.title} 没有作业 {name[:100]}")
-    with service.db.write() as con:
-        enroll.mark_linked(con, verified.platform.id, verified.context_id, name, service.now())
-    title = service.titles.get(name, name)
-    item = deeplink.assignment_item(site.public_url + "/lti/launch", name, title, max_score(name))
+    if linked is None:  # a plain link has no launch and no gradebook column: the assignment is not linked here
+        with service.db.write() as con:
+            enroll.mark_linked(con, verified.platform.id, verified.context_id, name, service.now())
+    title = linked["title"] if linked else service.titles.get(name, name)
+    item = deeplink.link_item(linked["url"], f"{title}（在 JupyterHub 中打开）") if linked \
+        else deeplink.assignment_item(site.public_url + "/lti/launch", name, title, max_score(name))
     token = deeplink.response_jwt(tool_of(request).keys, verified, [item])
     url = deeplink.return_url(verified)
     return page(request, "lti/deeplink_return.html", frame=verified.platform.origins(), forms=[_origin(url)],

@@ -30,11 +30,17 @@ EXERCISES = Path(__file__).resolve().parents[3] / "exercises"  # the released st
 WRONG_LOGIN = "学号或访问码不正确。请检查后重试（访问码只含小写字母和数字 2-9，没有容易看错的 i、l、o、0、1）"
 
 
+def _takes_hub_users(request: Request) -> bool:
+    """The site is registered in a JupyterHub and this course takes its users (:mod:`.hub`)."""
+    return auth.service_of(request).policy.hub is not None and request.app.state.hub is not None
+
+
 def login_form(request: Request, error: str | None = None, status: int = 200, login: str = "") -> Response:
     signer = auth.service_of(request).signer
     value, session = signer.issue(0, "login")
     response = render(request, "login.html", status, account=None, csrf="", error=error, login=login,
-                      login_csrf=signer.csrf_token(session))
+                      login_csrf=signer.csrf_token(session),
+                      hub=_takes_hub_users(request))
     auth.set_cookie(request, response, auth.login_cookie(request), value, 3600)
     return response
 
@@ -89,7 +95,7 @@ def home(request: Request) -> Response:
     t = service.now()
     views = [service.submissions.view(who.account.login, n, t) for n in service.policy.assignments]
     return render(request, "course.html", account=who.account, csrf=auth.csrf_token(request, who), views=views,
-                  now=datetime.fromtimestamp(t, timezone.utc))
+                  now=datetime.fromtimestamp(t, timezone.utc), hub=_takes_hub_users(request))
 
 
 def _assignment(request: Request) -> str:

@@ -131,6 +131,7 @@ def platform(running_platform, tool):
     p.users, p.scores, p.lineitems, p.members, p.tokens = people(), [], {}, {}, {}
     p.assertions, p.deep_link_responses, p.refused_requests = [], [], 0
     p.keys = p.keys[:1]
+    p.accept_types = ["ltiResourceLink"]
     p.custom = {"link-1": {"assignment": ASSIGNMENT}}
     p.tool_jwks = lambda: ToolKeys(tool.data).jwks()
     registered = registry.add(tool.db, **p.registration())
