@@ -10,8 +10,9 @@ downloaded notebook sees what the book shows:
 * a display formula's label ``$$ ... $$ (label)`` becomes its number (``\\tag{3}``); a target line
   ``(label)=`` goes; substitutions ``{{ name }}`` become their value;
 * directives: ``{exercise}`` and ``{solution}`` a bold title with their body, ``{glue:figure}`` the
-  glued image (a cell attachment) with its caption, ``{glue:md}`` the glued Markdown, ``{quiz-group}`` a
-  link to the interactive quizzes on the page of the book, admonitions (``{note}``, ``{tip}`` ...) a
+  glued image (a cell attachment) with its caption, ``{glue:md}`` the glued Markdown, ``{quiz-group}`` and
+  ``{quiz-variant}`` a link to the interactive quizzes on the page of the book, ``{dropdown}`` (a worked answer) a
+  quote under its title, admonitions (``{note}``, ``{tip}`` ...) a
   quotation under their title.  Any other directive is an error naming it: a new one needs a rule here.
 
 The book's own knowledge (glued values, numbers, titles, addresses) comes through :class:`PageLinks`, so
@@ -141,6 +142,10 @@ def _directive(name: str, args: str, lines: list[str], links: PageLinks, attachm
         return to_notebook_markdown(links.glued(args).get("text/markdown", ""), links, attachments)
     if name == "quiz-group":
         return f"**小测验（第 {args} 题）**：请在[课程网站的本页]({links.page_url()})上作答，选中选项后会显示对错和解析。"
+    if name == "quiz-variant":
+        return f"**再来一题**：请在[课程网站的本页]({links.page_url()})上练习，每次换一组数字，答完即见对错和解析。"
+    if name == "dropdown":  # a folded worked answer: in the notebook, a quoted block under its title
+        return _quote(f"**{args or '展开'}**\n\n{inner}")
     if name == "instructor-only":  # the instructor edition's download (the public one has a placeholder instead)
         return _quote(f"**教师版**\n\n{inner}")
     if name in ADMONITIONS:
