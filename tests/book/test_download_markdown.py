@@ -81,6 +81,12 @@ def test_directives_become_markdown():
     assert remaining_markup(text) == []
 
 
+def test_variant_boxes_and_worked_answers_become_markdown():
+    text = convert("```{quiz-variant} ece-bins\n```\n\n:::{dropdown} 参考解答\n答案是 {glue:text}`n`。\n:::\n", Attachments())
+    assert "**再来一题**" in text and f"[课程网站的本页]({SITE}p.html)" in text
+    assert "> **参考解答**\n>\n> 答案是 12。" in text and remaining_markup(text) == []
+
+
 def test_code_is_left_as_it_is_and_substitutions_are_filled_in():
     text = convert("在{{ submit_link }}提交。\n\n```python\nx = {'a': 1}  # {glue:text}`n` stays code\n```\n")
     assert text.startswith(f"在[作业提交页面]({SITE}submit/)提交。")
