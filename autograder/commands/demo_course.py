@@ -14,7 +14,7 @@ SIGTERM, then removes the folder.  With ``--lti-port`` a fake LMS runs beside it
 once, with four LMS courses: ``BIN101`` and its section ``BIN101-2`` bound to ``bin-2026``, ``ML-LAB`` bound to
 ``ml-lab``, and 李四's own sandbox course, bound to nothing (a teacher there is nobody here: the launch shows how
 to ask for a binding).  Nothing of it is meant to be kept: a real service uses ``autograder course add``,
-``autograder roster`` and ``autograder serve`` (docs/service.md).
+``autograder roster`` and ``autograder serve`` (docs/instructors/tutorial.md).
 """
 
 from __future__ import annotations
