@@ -42,7 +42,7 @@ SITE_ENV := COURSE_SITE_CONFIG='$(COURSE_SITE_CONFIG)'
 # The site, the PDF, the demo and the feedback link to each other through the deployment setting (SERVE_SITE above:
 # these addresses; see docs/instructors/howto/publish.md).
 serve: book pdf
-	@echo "课程已构建：http://$(HOST):$(PORT)/  交互演示：http://$(HOST):$(DEMO_PORT)/  作业提交：http://$(HOST):$(SUBMIT_PORT)/  假课程平台（LTI）：http://$(HOST):$(LTI_PORT)/  （Ctrl-C 停止）"
+	@echo "课程已构建：http://$(HOST):$(PORT)/（指南：/guide/）  交互演示：http://$(HOST):$(DEMO_PORT)/  作业提交：http://$(HOST):$(SUBMIT_PORT)/  假课程平台（LTI）：http://$(HOST):$(LTI_PORT)/  （Ctrl-C 停止）"
 	@$(SITE_ENV) $(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT) & demo_pid=$$!; \
 	$(SITE_ENV) $(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT) & submit_pid=$$!; \
 	trap 'kill $$demo_pid $$submit_pid 2>/dev/null; wait $$submit_pid 2>/dev/null' EXIT INT TERM; \

@@ -213,10 +213,22 @@ class PagesNotYetHere(SphinxPostTransform):
                 node.replace_self(node[0].deepcopy() if len(node) else nodes.Text(target))
 
 
-def _search_placeholder(app: Sphinx, config: Any) -> None:
+#: The guides' own words for the Chinese search (jieba cuts 访问码 into 访问 + 码, and the search box does not cut queries).
+SEARCH_TERMS = Path(__file__).resolve().parent / "search_terms.txt"
+
+
+def _search_settings(app: Sphinx, config: Any) -> None:
+    """The search box's placeholder, and jieba's word list: the book's (course_site set it) and the guides' words."""
     options = dict(config.html_theme_options or {})
     options["search_bar_text"] = "搜索指南……"
     config.html_theme_options = options
+    search = dict(config.html_search_options or {})
+    words = Path(app.doctreedir) / "search_terms.txt"
+    words.parent.mkdir(parents=True, exist_ok=True)
+    book = Path(search["dict"]).read_text(encoding="utf-8") if search.get("dict") else ""
+    words.write_text(book.rstrip("\n") + "\n" + SEARCH_TERMS.read_text(encoding="utf-8"), encoding="utf-8")
+    search["dict"] = str(words)
+    config.html_search_options = search
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -226,5 +238,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("course-yml-keys", KeysDirective)
     app.add_role("source", source_role)
     app.add_post_transform(PagesNotYetHere)
-    app.connect("config-inited", _search_placeholder, priority=900)  # after course_site's placeholder for the book
+    app.connect("config-inited", _search_settings, priority=900)  # after course_site's settings for the book
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

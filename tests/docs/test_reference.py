@@ -50,3 +50,13 @@ def test_every_course_yml_key_is_in_the_reference(guide_html):
     page = html.unescape((guide_html / "instructors" / "reference" / "course-yml.html").read_text(encoding="utf-8"))
     for key in KEYS:
         assert f">{key.path}<" in page, key.path
+
+
+def test_the_guides_are_searchable_in_chinese(guide_html):
+    """Sphinx's Chinese search (jieba, the book's word list) indexes the guides' words, Chinese and English."""
+    import json
+
+    text = (guide_html / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    for word in ("访问码", "迟交", "沙箱", "回传", "sandbox"):
+        assert word in index["terms"], word
