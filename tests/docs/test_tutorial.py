@@ -145,7 +145,7 @@ def in_the_browser(browser, lms: str, tool: str, course: Path, teacher_code: str
     own.goto(lms + "/")
     own.click("li:has-text('张三') >> text=新窗口打开作业")
     own.click("text=作业 1：固定阈值指标")
-    own.wait_for_url(re.compile(rf"^{re.escape(tool)}/c/bin-2027/assignments/ps1_threshold_metrics$"), timeout=60_000)
+    own.wait_for_url(re.compile(rf"^{re.escape(tool)}/c/bin-trial/assignments/ps1_threshold_metrics$"), timeout=60_000)
     body = own.inner_text("body")
     assert "张三" in body and "2027001" in body and "UTC+08:00" in body, body
     shot(own, "student-assignment")
@@ -169,11 +169,11 @@ def in_the_browser(browser, lms: str, tool: str, course: Path, teacher_code: str
     # 10. the instructor's pages, signed in with the code of section 3
     staff = browser.new_context(viewport=VIEWPORT, locale="zh-CN", timezone_id="Asia/Shanghai")
     mine = staff.new_page()
-    mine.goto(f"{tool}/c/bin-2027/login")
+    mine.goto(f"{tool}/c/bin-trial/login")
     mine.fill("#login", "王老师")
     mine.fill("#code", teacher_code)
     mine.click("button[type=submit]")
-    mine.wait_for_url(re.compile(rf"^{re.escape(tool)}/c/bin-2027/instructor/$"), timeout=60_000)
+    mine.wait_for_url(re.compile(rf"^{re.escape(tool)}/c/bin-trial/instructor/$"), timeout=60_000)
     mine.click("a:has-text('作业 1：固定阈值指标')")
     mine.wait_for_url(re.compile(r".*/instructor/assignments/ps1_threshold_metrics$"), timeout=60_000)
     mine.wait_for_function("() => parseInt(document.getElementById('fig-students').textContent) === 1", timeout=60_000)
