@@ -2,7 +2,7 @@
 #   make serve   - set everything up, build the course and serve it on http://127.0.0.1:8000,
 #                  with the interactive demo next to it on http://127.0.0.1:8050 and the submission
 #                  service (a demo course, access codes printed) on http://127.0.0.1:8060, and a fake LMS
-#                  on http://127.0.0.1:8070 that opens it over LTI 1.3 (docs/lms.md, "Trying it out")
+#                  on http://127.0.0.1:8070 that opens it over LTI 1.3 (README.md)
 #   make test    - set everything up and run the whole test suite
 PYTHON ?= python3
 # Python keeps the bytecode of what it imports (__pycache__, git-ignored) even where the environment says not to
@@ -26,7 +26,7 @@ SUBMIT_PORT ?= 8060
 LTI_PORT ?= 8070
 # The addresses that the book, its PDF, the demo's 「← 回到课程」 and the feedback's book links name: a deployment
 # setting (book/coursebook/deployment.py) that every target below builds or starts with.  Unless COURSE_SITE_CONFIG
-# is given (a published build: docs/deploy.md), it is SERVE_SITE, written from HOST and the ports of this run, so
+# is given (a published build: docs/instructors/howto/publish.md), it is SERVE_SITE, written from HOST and the ports of this run, so
 # `make serve PORT=9000 DEMO_PORT=9050 SUBMIT_PORT=9060` links to 9000/9050/9060 everywhere (the defaults give
 # deploy/local.yml's addresses).  The submission service's address is its course's (the demo's first course,
 # /c/bin-2026/), an opaque base: the book adds assignments/<name> to it.
@@ -42,14 +42,14 @@ HUB_PORT ?= 8090
 HUB    ?=
 HUB_ARGS = $(if $(HUB),--hub-port $(HUB_PORT))
 
-.PHONY: serve demo submit test test-fast test-durations lint setup setup-files system book book-instructor pdf pdf-instructor bench bench-pages freeze public clean site-config
+.PHONY: serve demo submit test test-fast test-durations lint setup setup-files system book book-instructor pdf pdf-instructor bench bench-pages freeze public clean site-config guide guide-screenshots
 
 # The demo and the submission service (a throwaway demo course: three students and an instructor, their
 # access codes printed below) run in the background and stop together with the book server (Ctrl-C).
 # The site, the PDF, the demo and the feedback link to each other through the deployment setting (SERVE_SITE above:
-# these addresses; see docs/deploy.md).
+# these addresses; see docs/instructors/howto/publish.md).
 serve: book pdf
-	@echo "课程已构建：http://$(HOST):$(PORT)/  交互演示：http://$(HOST):$(DEMO_PORT)/  作业提交：http://$(HOST):$(SUBMIT_PORT)/  假课程平台（LTI）：http://$(HOST):$(LTI_PORT)/  （Ctrl-C 停止）"
+	@echo "课程已构建：http://$(HOST):$(PORT)/（指南：/guide/）  交互演示：http://$(HOST):$(DEMO_PORT)/  作业提交：http://$(HOST):$(SUBMIT_PORT)/  假课程平台（LTI）：http://$(HOST):$(LTI_PORT)/  （Ctrl-C 停止）"
 	@$(SITE_ENV) $(BIN)/python -m demo --host $(HOST) --port $(DEMO_PORT) & demo_pid=$$!; \
 	$(SITE_ENV) $(BIN)/python -m autograder.commands.demo_course --host $(HOST) --port $(SUBMIT_PORT) --lti-port $(LTI_PORT) --book-url $(SITE_URL) $(HUB_ARGS) & submit_pid=$$!; \
 	trap 'kill $$demo_pid $$submit_pid 2>/dev/null; wait $$submit_pid 2>/dev/null' EXIT INT TERM; \
@@ -164,10 +164,23 @@ $(LAB): $(STAMP) $(LAB_BUILDER) lab/pyproject.toml lab/src/index.js lab/schema/p
 	rm -rf lab/build lab/autograder_lab.egg-info
 	touch $(LAB)
 
-# Public build into _build/html.  Unchanged pages come from the execution cache (_build/.jupyter_cache).
+# Public build into _build/html, with the guides in _build/html/guide (the book links to them).  Unchanged pages come
+# from the execution cache (_build/.jupyter_cache).
 # (coursebook.book_build: jupyter-book build, whose closing note about file:// addresses is replaced by make serve's)
 book: setup site-config
 	$(SITE_ENV) $(BIN)/python -m coursebook.book_build --warningiserror --nitpick --keep-going
+	@$(MAKE) --no-print-directory guide
+
+# The instructors' and maintainers' guides (docs/, Sphinx) into the site's folder guide/ (coursebook.deployment's
+# GUIDE_FOLDER): warnings are errors, references nitpicky, searchable in Chinese like the book.
+guide: setup site-config
+	$(SITE_ENV) $(BIN)/python -m sphinx -W --keep-going -n -q -b html -d _build/guide-doctrees docs _build/html/guide
+	@echo "指南：_build/html/guide/index.html"
+
+# The screenshots of the tutorial (docs/_static/tutorial/, taken by its test as it follows the page in chromium) and of
+# the README (docs/_static/readme/, the built book).
+guide-screenshots: setup
+	GUIDE_SCREENSHOTS=1 $(BIN)/python -m pytest -q tests/docs/test_tutorial.py tests/docs/test_readme.py
 
 # Instructor build (adds the {instructor-only} blocks, e.g. solutions of 综合练习 5-7) into
 # _build/instructor/_build/html; shares the execution cache with the public build.

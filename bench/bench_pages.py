@@ -47,6 +47,8 @@ from pathlib import Path
 
 import yaml
 
+from coursebook.deployment import book_pages
+
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 INSTRUCTOR_SITE = ROOT / "_build" / "instructor" / "_build" / "html"
@@ -114,7 +116,7 @@ def site_pages(site: Path) -> list[str]:
     """Every page of a built site: the pages of ``_toc.yml`` in their order, then the other HTML files
     (not the theme's templates under ``_static``, nor a page that only redirects, as ``index.html`` does)."""
     pages = [p for p in toc_pages() if (site / p).is_file()]
-    for path in sorted(site.rglob("*.html")):
+    for path in book_pages(site):  # the guides built into the site are not the book's pages
         name = path.relative_to(site).as_posix()
         if name in pages or name.startswith("_static/") or name == PEER:
             continue

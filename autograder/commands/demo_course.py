@@ -17,7 +17,7 @@ and link their assignments from a git repository of the released notebooks. It p
 beside it (:mod:`.lti_demo`), registered once, with four LMS courses: ``BIN101`` and its section ``BIN101-2``
 bound to ``bin-2026``, ``ML-LAB`` bound to ``ml-lab``, and 李四's own sandbox course, bound to nothing (a teacher
 there is nobody here: the launch shows how to ask for a binding). Nothing of it is meant to be kept: a real
-service uses ``autograder course add``, ``autograder roster`` and ``autograder serve`` (docs/service.md).
+service uses ``autograder course add``, ``autograder roster`` and ``autograder serve`` (docs/instructors/tutorial.md).
 """
 
 from __future__ import annotations

@@ -431,3 +431,64 @@ class FakePlatform:
 
     def scores_for(self, sub: str) -> list[dict]:
         return [s for s in self.scores if s["userId"] == sub]
+
+
+# ---- on its own: a fake LMS for one course of a real service (the instructors' tutorial, docs/instructors/tutorial.md)
+
+#: The LMS course of a fake LMS started on its own, and the deployment id it registers with.
+STANDALONE_CONTEXT = "course-1"
+STANDALONE_DEPLOYMENT = "1"
+
+
+def standalone(host: str, port: int, tool: str, roster: list[tuple[str, str]], teacher: str) -> FakePlatform:
+    """A fake LMS with one LMS course (:data:`STANDALONE_CONTEXT`) whose students are ``roster`` ((student id, name):
+    the id is also their SIS id) and whose teacher is ``teacher``; no activity yet (the teacher adds one by deep
+    linking).  Not started."""
+    platform = FakePlatform(host=host, port=port, flavour="canvas", deployment_id=STANDALONE_DEPLOYMENT)
+    platform.tool = tool.rstrip("/")
+    for student_id, name in roster:
+        platform.users[student_id] = User(f"lms-{student_id}", name or student_id, f"{student_id}@example.edu", LEARNER,
+                                          sourcedid=student_id)
+    platform.users["teacher"] = User("lms-teacher", teacher, "teacher@example.edu", INSTRUCTOR)
+    platform.contexts = {STANDALONE_CONTEXT: "BIN101 评价二分类模型"}
+    platform.enrolments = {STANDALONE_CONTEXT: {hint: u.roles for hint, u in platform.users.items()}}
+    platform.links = {STANDALONE_CONTEXT: []}
+    return platform
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m autograder.commands.lti_demo``: a fake LMS for trying a real service's LTI 1.3 side, until Ctrl-C."""
+    import argparse
+    import csv
+    import sys
+    from pathlib import Path
+
+    parser = argparse.ArgumentParser(prog="python -m autograder.commands.lti_demo",
+                                     description="假课程平台：在本机试用评分服务的 LTI 1.3（启动、深度链接、成绩回传）")
+    parser.add_argument("--host", default="127.0.0.1", help="监听地址（默认 127.0.0.1）")
+    parser.add_argument("--port", type=int, default=8070, help="端口（默认 8070）")
+    parser.add_argument("--tool", required=True, help="评分服务的地址，如 http://127.0.0.1:8080")
+    parser.add_argument("--roster", required=True, help="名单 CSV（student_id，可选 name）：这些学生是课程平台上这门课的学生")
+    parser.add_argument("--teacher", default="王老师", help="课程平台上这门课的教师（默认 王老师）")
+    args = parser.parse_args(argv)
+    try:
+        with Path(args.roster).open(encoding="utf-8-sig", newline="") as f:
+            roster = [(row["student_id"].strip(), (row.get("name") or "").strip()) for row in csv.DictReader(f)]
+    except (OSError, KeyError) as exc:
+        print(f"lti_demo: 无法读取名单 {args.roster}（需要 student_id 列）：{exc}", file=sys.stderr)
+        return 2
+    platform = standalone(args.host, args.port, args.tool, roster, args.teacher).start()
+    print(f"假课程平台：{platform.base}/（课程 {STANDALONE_CONTEXT}：{len(roster)} 名学生，教师 {args.teacher}）", file=sys.stderr)
+    print(f"在评分服务中注册它：autograder lti add-platform --data DATA --name 假课程平台 --issuer {platform.issuer} "
+          f"--client-id {platform.client_id} --deployment-id {platform.deployment_id} --auth-login-url {platform.auth_url} "
+          f"--auth-token-url {platform.token_url} --jwks-url {platform.jwks_url}", file=sys.stderr, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        platform.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

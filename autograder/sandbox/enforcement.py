@@ -45,7 +45,7 @@ class Enforcement:
     def refusal(self) -> str:
         """Why a service with these limits does not start, and what to do (Chinese)."""
         return ("拒绝启动：" + "；".join(self.weak()) + "。这样一名学生的程序能改变其他学生的成绩。"
-                "请先以 root 运行 autograder sandbox setup --user 评分用户（见 docs/deploy.md），或用 --cgroup-parent 指定"
+                "请先以 root 运行 autograder sandbox setup --user 评分用户（见 docs/instructors/howto/deploy.md），或用 --cgroup-parent 指定"
                 "委派给本用户的 cgroup；确需如此请加 --allow-weak-limits（成绩此时取决于机器负载）")
 
     def describe(self, limits: Limits | None = None) -> str:

@@ -21,7 +21,7 @@ def userns_hint() -> str:
     """Why this host refuses user namespaces to an ordinary user, in plain words (empty when no known cause)."""
     if _sysctl("kernel.apparmor_restrict_unprivileged_userns") == "1":
         return ("。原因：这台机器（Ubuntu 23.10 及以后）的 AppArmor 不让普通用户的程序建立用户命名空间，"
-                "而沙箱 bubblewrap 需要它。解决：以 root 写入 /etc/apparmor.d/bwrap（内容见 docs/deploy.md 的 Ubuntu 一节），"
+                "而沙箱 bubblewrap 需要它。解决：以 root 写入 /etc/apparmor.d/bwrap（内容见 docs/instructors/howto/deploy.md 的 Ubuntu 一节），"
                 "再运行 systemctl reload apparmor")
     if _sysctl("kernel.unprivileged_userns_clone") == "0":
         return ("。原因：内核设置 kernel.unprivileged_userns_clone=0 禁止普通用户建立用户命名空间；"

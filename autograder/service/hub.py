@@ -184,9 +184,10 @@ class HubCourse:
         return dict(self.staff).get(username.lower())
 
 
-def parse_course_hub(data: Any, where: str = "course.yml: hub") -> HubCourse:
-    """The :class:`HubCourse` of a course's ``hub:`` (``{}`` is every default: usernames are student ids)."""
-    data = _mapping(data, {"match", "staff", "repository", "branch", "folder"}, where)
+def parse_course_hub(data: Any, keys: set[str], where: str = "course.yml: hub") -> HubCourse:
+    """The :class:`HubCourse` of a course's ``hub:`` (``{}`` is every default: usernames are student ids); ``keys``:
+    the keys it may have (``course.yml``'s table, :data:`.policy.KEYS`)."""
+    data = _mapping(data, keys, where)
     match = data.get("match", "student_id")
     if match not in MATCH:
         raise HubSettingError(f"{where}.match：应为 {' / '.join(MATCH)} 之一（名单中与 JupyterHub 用户名相同的一列），而不是 {match!r}")

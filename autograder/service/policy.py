@@ -13,8 +13,10 @@ One entry per assignment that is open for submission::
         checks_per_hour: 6                    # checks of the visible tests before an attempt (0: none)
 
 and a few service-wide limits (``upload_limit_mib``, ``login_failures``); ``hub`` signs the course's people in
-through JupyterHub and links its assignments there (:mod:`.hub`).  Every error names the key and
-the file, in Chinese.  Without a file every assignment is open with :data:`DEFAULTS`.
+through JupyterHub and links its assignments there (:mod:`.hub`).  :data:`KEYS` lists every key with what
+it takes, its default and what it decides: the parser below accepts exactly those keys and takes its defaults and
+bounds from there, and the instructors' reference page is generated from it (docs/_ext/guide_reference.py).  Every
+error names the key and the file, in Chinese.  Without a file every assignment is open with the defaults.
 """
 
 from __future__ import annotations
@@ -33,10 +35,87 @@ from .hub import HubCourse, HubSettingError, parse_course_hub
 
 FEEDBACK = ("full", "cases", "score")
 COUNTS = ("best", "last")
-DEFAULTS: dict[str, Any] = {"attempts_per_24h": 10, "feedback_before_deadline": "cases", "counts": "best",
-                            "checks_per_hour": 6}
-MAX_CHECKS_PER_HOUR = 60
 DAY = 86400.0
+#: How an assignment's entry is written in a key's path (:data:`KEYS`).
+ASSIGNMENT = "<作业>"
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of ``course.yml``.
+
+    ``path`` is dotted from the top of the file, with :data:`ASSIGNMENT` standing for an assignment's name;
+    ``default`` is what holds when the key is left out (``None``: nothing, e.g. no deadline); ``low``/``high``
+    bound an integer; ``takes`` and ``decides`` say, in Chinese, what the key accepts and what it decides.
+    """
+
+    path: str
+    takes: str
+    default: Any
+    decides: str
+    low: int | None = None
+    high: int | None = None
+
+
+#: Every key of ``course.yml``, in the order the reference lists them.
+KEYS: tuple[Key, ...] = (
+    Key("upload_limit_mib", f"大于 0、不超过 {MAX_NOTEBOOK_BYTES >> 20} 的数（MiB）", MAX_NOTEBOOK_BYTES >> 20,
+        "学生上传的笔记本最大多大；上传框写明这个上限，超过的文件在浏览器里就被拒绝，服务器再查一次"),
+    Key("login_failures", "映射，键见下面三项", None, "登录失败的次数限制（按客户端地址和按账号分别计数）"),
+    Key("login_failures.max", "整数", 20, "同一客户端地址在时间窗内允许的失败登录次数；用完后，"
+        "指向不存在账号的访问码不再检查，直接拒绝", low=1, high=10000),
+    Key("login_failures.per_account", "整数", 10, "同一账号在时间窗内允许的失败登录次数；用完后连正确的访问码也要等到时间窗过去",
+        low=1, high=1000),
+    Key("login_failures.window_minutes", "整数（分钟）", 15, "计数的时间窗", low=1, high=10080),
+    Key("assignments", "映射：作业名（与 solutions/ 下的文件夹同名）→ 该作业的设置", None,
+        "开放提交的作业；必须至少列出一个，没列出的作业不接受提交"),
+    Key(f"assignments.{ASSIGNMENT}.deadline", "带时区的 ISO 8601 时间，如 2026-12-20T23:59:00+08:00", None,
+        "截止时间；不写则没有截止时间。页面上的一切时间都按这个时区显示"),
+    Key(f"assignments.{ASSIGNMENT}.late", "reject，或映射 {penalty, until}", "reject",
+        "截止后的提交：reject 一律拒收；{penalty, until} 在 until 之前接收，得分乘以 penalty"),
+    Key(f"assignments.{ASSIGNMENT}.late.penalty", "0 到 1 之间的数", None, "迟交提交的得分系数（0.8：得分打八折）"),
+    Key(f"assignments.{ASSIGNMENT}.late.until", "带时区的 ISO 8601 时间，须晚于 deadline", None, "最后接收迟交的时间"),
+    Key(f"assignments.{ASSIGNMENT}.attempts_per_24h", "整数", 10,
+        "滚动 24 小时内可评分的提交次数；用完后上传被拒绝，并告知还要等多久", low=1, high=1000),
+    Key(f"assignments.{ASSIGNMENT}.feedback_before_deadline", " / ".join(FEEDBACK), "cases",
+        "最后期限（接收迟交时为 late.until）之前反馈显示什么：full 每个用例的输入、期望与学生的结果；"
+        "cases 只显示每个用例是否通过；score 只显示得分。期限过后一律显示全部"),
+    Key(f"assignments.{ASSIGNMENT}.diagnoses_before_deadline", "true / false", True,
+        "期限之前反馈是否指出已知的典型错误（score 时从不显示）"),
+    Key(f"assignments.{ASSIGNMENT}.counts", " / ".join(COUNTS), "best",
+        "哪一次提交计入成绩：best 扣除迟交系数后得分最高的一次（同分取最早），last 最近评完分的一次"),
+    Key(f"assignments.{ASSIGNMENT}.checks_per_hour", "整数，0 表示关闭", 6,
+        "每名学生每小时可以“只检查可见测试”的次数（不占提交次数，只运行笔记本里的可见测试）", low=0, high=60),
+    Key("hub", "映射，键见下面几项；省略时本课程不接受 JupyterHub 登录", None,
+        "JupyterHub 用户如何登录本课程、作业如何送到他们的 JupyterLab（站点的 JupyterHub 设置在 DATA/jupyterhub.yml）"),
+    Key("hub.match", "student_id / email", "student_id", "JupyterHub 用户名对应名单中的哪一列（不区分大小写；两名学生都对应时拒绝）"),
+    Key("hub.staff", "映射：JupyterHub 用户名 → 本课程教师或助教的名字", None, "哪些 JupyterHub 用户以教师或助教身份登录本课程"),
+    Key("hub.repository", "https:// 或 file:// 开头的 git 仓库地址", None, "发布的作业笔记本所在的仓库（nbgitpuller 链接由它生成）"),
+    Key("hub.branch", "分支名", "main", "仓库的分支"),
+    Key("hub.folder", "仓库中的相对路径", "exercises", "作业笔记本所在的文件夹"),
+)
+_BY_PATH = {k.path: k for k in KEYS}
+
+
+def key(path: str) -> Key:
+    """The :class:`Key` at ``path`` (as written in :data:`KEYS`)."""
+    return _BY_PATH[path]
+
+
+def children(prefix: str) -> set[str]:
+    """The names of the keys right under ``prefix`` (``""``: the top level)."""
+    depth = prefix.count(".") + 1 if prefix else 0
+    return {k.path.split(".")[depth] for k in KEYS
+            if (k.path.startswith(prefix + ".") or not prefix) and k.path.count(".") == depth}
+
+
+def _default(name: str) -> Any:
+    return key(f"assignments.{ASSIGNMENT}.{name}").default
+
+
+#: The settings of an assignment that ``course.yml`` leaves open (or that has no ``course.yml``).
+DEFAULTS: dict[str, Any] = {name: _default(name) for name in ("attempts_per_24h", "feedback_before_deadline", "counts",
+                                                              "checks_per_hour")}
 
 
 class PolicyError(ValueError):
@@ -112,9 +191,9 @@ class CoursePolicy:
 
     assignments: dict[str, AssignmentPolicy]
     upload_limit_bytes: int = MAX_NOTEBOOK_BYTES  # the one limit the notebooks and the book state
-    login_max_failures: int = 20  # failed sign-ins per client address in the window
-    login_window_seconds: float = 900.0
-    login_max_per_account: int = 10  # failed sign-ins per account (its code's first part) in the window
+    login_max_failures: int = key("login_failures.max").default  # failed sign-ins per client address in the window
+    login_window_seconds: float = key("login_failures.window_minutes").default * 60.0
+    login_max_per_account: int = key("login_failures.per_account").default  # per account (its code's first part)
     hub: HubCourse | None = None  # JupyterHub: who a hub user is here, where the assignments are pulled from
 
     def digest(self) -> str:
@@ -145,20 +224,22 @@ def _keys(data: Any, allowed: set[str], where: str) -> dict:
     return data
 
 
-def _int(value: Any, where: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise PolicyError(f"{where}：应为 {low} 到 {high} 之间的整数，而不是 {value!r}")
+def _int(data: dict, path: str, where: str) -> int:
+    """The integer key ``path`` (:data:`KEYS`) of ``data`` (its parent's mapping), its default when left out."""
+    k = key(path)
+    value = data.get(path.rpartition(".")[2], k.default)
+    if isinstance(value, bool) or not isinstance(value, int) or not k.low <= value <= k.high:
+        raise PolicyError(f"{where}：应为 {k.low} 到 {k.high} 之间的整数，而不是 {value!r}")
     return value
 
 
 def _assignment(name: str, data: Any, where: str) -> AssignmentPolicy:
-    data = _keys(data or {}, {"deadline", "late", "attempts_per_24h", "feedback_before_deadline", "counts",
-                              "diagnoses_before_deadline", "checks_per_hour"}, where)
+    data = _keys(data or {}, children(f"assignments.{ASSIGNMENT}"), where)
     deadline = _time(data["deadline"], f"{where}.deadline") if data.get("deadline") is not None else None
-    late = data.get("late", "reject")
+    late = data.get("late", _default("late"))
     penalty = until = None
     if late != "reject":
-        late = _keys(late, {"penalty", "until"}, f"{where}.late（reject，或 {{penalty: 系数, until: 截止时间}}）")
+        late = _keys(late, children(f"assignments.{ASSIGNMENT}.late"), f"{where}.late（reject，或 {{penalty: 系数, until: 截止时间}}）")
         penalty = late.get("penalty")
         if isinstance(penalty, bool) or not isinstance(penalty, (int, float)) or not 0 <= penalty <= 1:
             raise PolicyError(f"{where}.late.penalty：迟交得分的系数应在 0 到 1 之间，而不是 {penalty!r}")
@@ -174,31 +255,31 @@ def _assignment(name: str, data: Any, where: str) -> AssignmentPolicy:
     counts = data.get("counts", DEFAULTS["counts"])
     if counts not in COUNTS:
         raise PolicyError(f"{where}.counts：应为 {' / '.join(COUNTS)} 之一，而不是 {counts!r}")
-    attempts = _int(data.get("attempts_per_24h", DEFAULTS["attempts_per_24h"]), f"{where}.attempts_per_24h", 1, 1000)
-    diagnoses = data.get("diagnoses_before_deadline", True)
+    attempts = _int(data, f"assignments.{ASSIGNMENT}.attempts_per_24h", f"{where}.attempts_per_24h")
+    diagnoses = data.get("diagnoses_before_deadline", _default("diagnoses_before_deadline"))
     if not isinstance(diagnoses, bool):
         raise PolicyError(f"{where}.diagnoses_before_deadline：应为 true 或 false，而不是 {diagnoses!r}")
-    checks = _int(data.get("checks_per_hour", DEFAULTS["checks_per_hour"]), f"{where}.checks_per_hour", 0, MAX_CHECKS_PER_HOUR)
+    checks = _int(data, f"assignments.{ASSIGNMENT}.checks_per_hour", f"{where}.checks_per_hour")
     return AssignmentPolicy(name, deadline, penalty, until, attempts, feedback, counts, diagnoses, checks_per_hour=checks)
 
 
 def parse_policy(data: Any, known: list[str], where: str = "course.yml") -> CoursePolicy:
     """A :class:`CoursePolicy` from parsed YAML data; ``known`` lists the assignments the grader has."""
-    data = _keys(data, {"assignments", "upload_limit_mib", "login_failures", "hub"}, where)
+    data = _keys(data, children(""), where)
     entries = _keys(data.get("assignments"), set(known), f"{where}: assignments") if "assignments" in data else None
     if not entries:
         raise PolicyError(f"{where}: assignments：至少列出一个作业（可用：{', '.join(known)}）")
     assignments = {str(n): _assignment(str(n), v, f"{where}: assignments.{n}") for n, v in entries.items()}
     top = MAX_NOTEBOOK_BYTES >> 20
-    mib = data.get("upload_limit_mib", top)
+    mib = data.get("upload_limit_mib", key("upload_limit_mib").default)
     if isinstance(mib, bool) or not isinstance(mib, (int, float)) or not 0 < mib <= top:
         raise PolicyError(f"{where}: upload_limit_mib：应在 0 到 {top} 之间（MiB），而不是 {mib!r}")
-    login = _keys(data.get("login_failures") or {}, {"max", "per_account", "window_minutes"}, f"{where}: login_failures")
-    max_failures = _int(login.get("max", 20), f"{where}: login_failures.max", 1, 10000)
-    per_account = _int(login.get("per_account", 10), f"{where}: login_failures.per_account", 1, 1000)
-    window = _int(login.get("window_minutes", 15), f"{where}: login_failures.window_minutes", 1, 10080)
+    login = _keys(data.get("login_failures") or {}, children("login_failures"), f"{where}: login_failures")
+    max_failures = _int(login, "login_failures.max", f"{where}: login_failures.max")
+    per_account = _int(login, "login_failures.per_account", f"{where}: login_failures.per_account")
+    window = _int(login, "login_failures.window_minutes", f"{where}: login_failures.window_minutes")
     try:
-        hub = parse_course_hub(data["hub"], f"{where}: hub") if data.get("hub") is not None else None
+        hub = parse_course_hub(data["hub"], children("hub"), f"{where}: hub") if data.get("hub") is not None else None
     except HubSettingError as exc:
         raise PolicyError(str(exc)) from None
     return CoursePolicy(assignments, int(mib * (1 << 20)), max_failures, window * 60.0, per_account, hub)
@@ -227,4 +308,4 @@ def retry_after(oldest: float, now: float, window: float = DAY) -> int:
 
 
 __all__ = ["AssignmentPolicy", "CoursePolicy", "PolicyError", "load_policy", "parse_policy", "utcnow", "retry_after",
-           "FEEDBACK", "COUNTS", "DEFAULTS", "DAY"]
+           "FEEDBACK", "COUNTS", "DEFAULTS", "DAY", "KEYS", "Key", "key", "children", "ASSIGNMENT"]

@@ -19,6 +19,8 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from coursebook.deployment import book_pages
+
 logger = logging.getLogger(__name__)
 
 FRAMES_ATTR = re.compile(r'(data-frames(?:-narrow)?)="([^"]*)"')  # the frames, and those with the panels in one column
@@ -58,7 +60,7 @@ def _externalize_all(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     outdir = Path(app.outdir)
-    for page in outdir.rglob("*.html"):
+    for page in book_pages(outdir):
         text = page.read_text(encoding="utf-8")
         if 'data-frames="data:' not in text and 'data-frames-narrow="data:' not in text:
             continue

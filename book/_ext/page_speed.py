@@ -60,6 +60,7 @@ from sphinx.util import logging
 import style_bundle
 import theme_script
 import unused_css
+from coursebook.deployment import book_pages
 
 logger = logging.getLogger(__name__)
 
@@ -347,7 +348,7 @@ def _lighten(app: Sphinx, exception: Exception | None) -> None:
         return
     outdir = Path(app.outdir)
     fontawesome = outdir / "_static" / "scripts" / "fontawesome.js"
-    pages = sorted(outdir.rglob("*.html"))
+    pages = book_pages(outdir)
     used: set[str] = set()
     for script in ("pydata-sphinx-theme.js", "sphinx-book-theme.js"):
         path = outdir / "_static" / "scripts" / script

@@ -6,7 +6,8 @@ default ``deploy/local.yml``, the addresses of ``make serve``):
 * ``html_baseurl`` (canonical links, ``sitemap.xml``, ``robots.txt``), the Open
   Graph tags and description metadata of sphinxext-opengraph, the link prefix of the 404 page of
   sphinx-notfound-page (the site's path, so it works under any sub-path of a static host);
-* the MyST substitutions ``{{ demo_url }}``, ``{{ demo_link }}``, ``{{ submit_url }}`` and ``{{ submit_link }}``;
+* the MyST substitutions ``{{ demo_url }}``, ``{{ demo_link }}``, ``{{ submit_url }}``, ``{{ submit_link }}`` and
+  ``{{ guide_link }}`` (the guides, built with the site);
 * the launch buttons (JupyterHub with nbgitpuller, Binder, Colab): on only when the setting names a
   repository and the hub;
 
@@ -48,6 +49,7 @@ def _configure(app: Sphinx, config: Any) -> None:
         "demo_link": f"[点击打开“二分类评价与超参数选择”交互演示]({settings.demo_url})",
         "submit_url": settings.submit_url,
         "submit_link": f"[作业提交页面]({settings.submit_url})",
+        "guide_link": f"[教师与维护者指南]({settings.guide_url})",
     })
     config.myst_substitutions = subs
     theme = dict(config.html_theme_options or {})

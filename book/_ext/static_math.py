@@ -22,8 +22,8 @@ build does it once.  Sphinx writes formulas as usual (``<span class="math ...">\
 Why SVG and not CommonHTML (the first version): CommonHTML draws each character as an ``<mjx-c>`` element
 styled by attribute and class selectors, thousands per formula-heavy page, and the phone's main thread
 spent 0.5-1.2 s styling and laying them out (Lighthouse's Total Blocking Time); an SVG glyph is a
-``<use>`` that CSS neither matches nor lays out, and no web font is downloaded (``docs/deploy.md`` has the
-measurements).
+``<use>`` that CSS neither matches nor lays out, and no web font is downloaded (``make bench-pages`` measures
+it: docs/maintainers/benchmarks.md).
 
 A formula MathJax cannot typeset (a TeX error, an undefined macro) fails the build with its page and
 source.  Macros: ``mathjax3_config["tex"]["macros"]`` of the configuration, as for MathJax in a browser.
@@ -47,6 +47,8 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.ext import mathjax
 from sphinx.util import logging
+
+from coursebook.deployment import book_pages
 
 logger = logging.getLogger(__name__)
 
@@ -289,7 +291,7 @@ def typeset_site(outdir: Path, macros: dict[str, Any] | None = None, cache: Path
     ``reuse``: the cache files of other builds of the book, whose formulas are not typeset again.
     """
     started = time.perf_counter()
-    texts = {page: page.read_text(encoding="utf-8") for page in sorted(outdir.rglob("*.html"))}
+    texts = {page: page.read_text(encoding="utf-8") for page in book_pages(outdir)}
     where: dict[Formula, Path] = {}
     for page, text in texts.items():
         for formula in formulas_of(text):

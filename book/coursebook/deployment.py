@@ -42,6 +42,17 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1", "0.0.0.0")
 ASSIGNMENT_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
+#: The folder of the site that holds the guides (``make guide`` builds docs/ into ``_build/html/guide``).
+GUIDE_FOLDER = "guide"
+
+
+def book_pages(outdir: Path) -> list[Path]:
+    """The book's HTML files in a build folder: every ``.html`` under ``outdir`` except the guides' (their own build
+    writes them into :data:`GUIDE_FOLDER`; the book's post-processing leaves them alone)."""
+    guides = outdir / GUIDE_FOLDER
+    return sorted(page for page in outdir.rglob("*.html") if guides not in page.parents)
+
+
 class SettingsError(ValueError):
     """The deployment settings file is malformed."""
 
@@ -74,6 +85,11 @@ class SiteSettings:
             "colab_url": COLAB_URL if self.colab and self.repository_url else "",
             "thebe": False,
         }
+
+    @property
+    def guide_url(self) -> str:
+        """The instructors' and maintainers' guides: built with the site into its folder :data:`GUIDE_FOLDER`."""
+        return f"{self.site_url}{GUIDE_FOLDER}/"
 
     def assignment_url(self, assignment: str) -> str:
         """The page of ``assignment`` on the submission service: ``submit_url`` (an opaque base, whatever its path)

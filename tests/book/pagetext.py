@@ -25,6 +25,8 @@ from urllib.parse import unquote, urlsplit
 
 from bs4 import BeautifulSoup, Tag
 
+from coursebook.deployment import book_pages
+
 #: Elements whose text is not prose: code, math, scripts, the permalink signs, the index's letter bar
 #: (``A | B | C``: Sphinx's separators between its links, not a leaked table row; its links are still checked).
 NOT_PROSE = ("script", "style", "pre", "code", "kbd", "samp", "tt", "svg", "mjx-container",
@@ -183,6 +185,6 @@ def page_problems(page: Path, site: Path) -> list[str]:
 
 
 def site_pages(site: Path) -> list[Path]:
-    """Every HTML page of a built site (not the copied sources or static files)."""
+    """Every HTML page of a built book (not the copied sources or static files, nor the guides built into it)."""
     skip = {"_static", "_sources", "_images", "_downloads"}
-    return sorted(p for p in site.rglob("*.html") if not skip & set(p.relative_to(site).parts))
+    return [p for p in book_pages(site) if not skip & set(p.relative_to(site).parts)]

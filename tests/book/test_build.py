@@ -12,6 +12,8 @@ import pytest
 from docutils import nodes
 from sphinx import addnodes
 
+from coursebook.deployment import book_pages
+
 from .conftest import ROOT
 
 pytestmark = pytest.mark.slow
@@ -99,7 +101,7 @@ def test_every_page_links_one_stylesheet_with_every_rule_of_its_sources(book_htm
     for selector in ("html.course-all-sections article.bd-article section section",  # course.css
                      "dialog .course-sidebar-close", 'mjx-container[jax="SVG"]>svg', ".fa-magnifying-glass::before"):
         assert selector.replace(" ", "") in bundle.replace(" ", ""), selector
-    for path in book_html.rglob("*.html"):
+    for path in book_pages(book_html):
         if "_static" in path.parts or path.name == "index.html" and path.parent == book_html:
             continue
         head = path.read_text(encoding="utf-8").split("</head>", 1)[0]

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 
 import pytest
 
+from coursebook.deployment import book_pages
+
 from .test_quiz_browser import SHOTS
 from .test_search import load_index
 
@@ -139,7 +141,7 @@ def test_the_interface_speaks_mainland_chinese(browser, site_url, size):
 
 
 def test_no_page_has_english_permalink_titles(book_html):
-    for page in sorted(book_html.rglob("*.html")):
+    for page in book_pages(book_html):
         if "_static" in page.parts:
             continue
         text = page.read_text(encoding="utf-8")
