@@ -13,13 +13,33 @@ One entry per assignment that is open for submission::
 
 and a few service-wide limits (``upload_limit_mib``, ``login_failures``).  Every error names the key and
 the file, in Chinese.  Without a file every assignment is open with :data:`DEFAULTS`.
+
+Graded quizzes and timed exams (:class:`QuizPolicy`, served by :mod:`.quizzes`) are a section of their own::
+
+    quizzes:
+      quiz1_confusion:                        # lower-case letters, digits, - and _; not an assignment's name
+        title: 小测 1：混淆矩阵                  # shown to students and sent to the LMS as the column's name
+        questions:                            # question templates of autograder.quiz, each at most once
+          - confusion-cells                   # the template's book form ...
+          - {template: fixed-threshold-metrics, form: numeric, points: 2}   # ... or a form and points of its own
+        opens: 2026-12-01T08:00:00+08:00      # optional: no attempt starts earlier
+        deadline: 2026-12-20T23:59:00+08:00   # as for assignments; late: reject | {penalty, until} likewise
+        attempts: 3                           # attempts in all, each with new variants (default 1)
+        feedback_before_deadline: full        # full | score: per question, or only the total, until the last moment
+        counts: best                          # best | last
+      exam1:
+        title: 期中测验
+        questions: [roc-auc-ties, pr-ap]
+        time_limit_minutes: 20                # a timed exam: one attempt, the clock starts when it is opened
+        deadline: 2026-12-21T12:00:00+08:00   # no exam runs past it (plus a student's extra time)
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -27,9 +47,15 @@ from typing import Any
 import yaml
 
 from ..model import MAX_NOTEBOOK_BYTES
+from ..quiz import QuizError, get_template
 
 FEEDBACK = ("full", "cases", "score")
+QUIZ_FEEDBACK = ("full", "score")
 COUNTS = ("best", "last")
+QUIZ_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+MAX_QUESTIONS = 15  # a page's form carries every answer (and the forms read at most 20 fields)
+MAX_QUIZ_ATTEMPTS = 20
+MAX_EXAM_MINUTES = 24 * 60
 DEFAULTS: dict[str, Any] = {"attempts_per_24h": 10, "feedback_before_deadline": "cases", "counts": "best"}
 DAY = 86400.0
 
@@ -88,6 +114,56 @@ class AssignmentPolicy:
 
 
 @dataclass(frozen=True)
+class Question:
+    """One question of a quiz: a template of :mod:`autograder.quiz`, the way it is answered, its points."""
+
+    template: str
+    form: str
+    points: float = 1.0
+
+
+@dataclass(frozen=True)
+class QuizPolicy:
+    """A graded quiz, or with ``time_limit_minutes`` a timed exam (one attempt).
+
+    ``rules`` holds what a quiz shares with an assignment (deadline, late work, feedback before the deadline,
+    which attempt counts) and answers the same questions: :meth:`AssignmentPolicy.lateness`, ``last_moment``,
+    ``feedback``.
+    """
+
+    name: str
+    title: str
+    questions: tuple[Question, ...]
+    rules: AssignmentPolicy
+    attempts: int = 1
+    opens: datetime | None = None
+    time_limit_minutes: int | None = None
+
+    @property
+    def is_exam(self) -> bool:
+        return self.time_limit_minutes is not None
+
+    @property
+    def max_score(self) -> float:
+        return float(sum(q.points for q in self.questions))
+
+    @property
+    def deadline(self) -> datetime | None:
+        return self.rules.deadline
+
+    @property
+    def late_until(self) -> datetime | None:
+        return self.rules.late_until
+
+    def to_json(self) -> dict[str, Any]:
+        rules = {k: v for k, v in self.rules.to_json().items() if k not in ("attempts_per_24h", "diagnoses_before_deadline")}
+        return {**rules, "title": self.title, "kind": "exam" if self.is_exam else "quiz",
+                "attempts": self.attempts, "opens": self.opens.isoformat() if self.opens else None,
+                "time_limit_minutes": self.time_limit_minutes, "max_score": self.max_score,
+                "questions": [{"template": q.template, "form": q.form, "points": q.points} for q in self.questions]}
+
+
+@dataclass(frozen=True)
 class CoursePolicy:
     """All assignments open for submission and the service's limits."""
 
@@ -96,6 +172,12 @@ class CoursePolicy:
     login_max_failures: int = 20  # failed sign-ins per client address in the window
     login_window_seconds: float = 900.0
     login_max_per_account: int = 10  # failed sign-ins per account (its code's first part) in the window
+    quizzes: dict[str, QuizPolicy] = field(default_factory=dict)  # graded quizzes and timed exams
+
+    @property
+    def gradable(self) -> list[str]:
+        """Everything that gets a score: the assignments, then the quizzes (what the LMS can link and receive)."""
+        return [*self.assignments, *self.quizzes]
 
     def digest(self) -> str:
         """Hash of what decides which attempt counts and how much (re-settles the gradebook when it changes)."""
@@ -163,7 +245,7 @@ def _assignment(name: str, data: Any, where: str) -> AssignmentPolicy:
 
 def parse_policy(data: Any, known: list[str], where: str = "course.yml") -> CoursePolicy:
     """A :class:`CoursePolicy` from parsed YAML data; ``known`` lists the assignments the grader has."""
-    data = _keys(data, {"assignments", "upload_limit_mib", "login_failures"}, where)
+    data = _keys(data, {"assignments", "upload_limit_mib", "login_failures", "quizzes"}, where)
     entries = _keys(data.get("assignments"), set(known), f"{where}: assignments") if "assignments" in data else None
     if not entries:
         raise PolicyError(f"{where}: assignments：至少列出一个作业（可用：{', '.join(known)}）")
@@ -176,7 +258,68 @@ def parse_policy(data: Any, known: list[str], where: str = "course.yml") -> Cour
     max_failures = _int(login.get("max", 20), f"{where}: login_failures.max", 1, 10000)
     per_account = _int(login.get("per_account", 10), f"{where}: login_failures.per_account", 1, 1000)
     window = _int(login.get("window_minutes", 15), f"{where}: login_failures.window_minutes", 1, 10080)
-    return CoursePolicy(assignments, int(mib * (1 << 20)), max_failures, window * 60.0, per_account)
+    listed = data.get("quizzes") or {}
+    if not isinstance(listed, dict):
+        raise PolicyError(f"{where}: quizzes：应为键值映射（小测的名称 -> 它的设置）")
+    quizzes = {str(n): _quiz(str(n), v, f"{where}: quizzes.{n}", known) for n, v in listed.items()}
+    return CoursePolicy(assignments, int(mib * (1 << 20)), max_failures, window * 60.0, per_account, quizzes)
+
+
+QUIZ_KEYS = {"title", "questions", "opens", "deadline", "late", "attempts", "feedback_before_deadline", "counts",
+             "time_limit_minutes"}
+
+
+def _question(data: Any, where: str) -> Question:
+    if isinstance(data, str):
+        data = {"template": data}
+    data = _keys(data, {"template", "form", "points"}, f"{where}（模板 id，或 {{template, form, points}}）")
+    try:
+        template = get_template(data.get("template"))
+    except QuizError as exc:
+        raise PolicyError(f"{where}.template：{exc}") from None
+    form = data.get("form", template.book_form)
+    if form not in template.forms:
+        raise PolicyError(f"{where}.form：模板 {template.id} 的作答方式只有 {' / '.join(template.forms)}，而不是 {form!r}")
+    points = data.get("points", 1)
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 < points <= 100:
+        raise PolicyError(f"{where}.points：应为大于 0、不超过 100 的分值，而不是 {points!r}")
+    return Question(template.id, form, float(points))
+
+
+def _quiz(name: str, data: Any, where: str, known: list[str]) -> QuizPolicy:
+    if not QUIZ_NAME.fullmatch(name):
+        raise PolicyError(f"{where}：小测的名称只能由小写字母、数字、- 和 _ 组成（最长 64 个字符）")
+    if name in known:
+        raise PolicyError(f"{where}：{name} 是一项编程作业的名称，小测须另起一个名称")
+    data = _keys(data or {}, QUIZ_KEYS, where)
+    title = data.get("title", name)
+    if not isinstance(title, str) or not 0 < len(title.strip()) <= 200:
+        raise PolicyError(f"{where}.title：应为 1 到 200 个字符的名称，而不是 {title!r}")
+    listed = data.get("questions")
+    if not isinstance(listed, list) or not 0 < len(listed) <= MAX_QUESTIONS:
+        raise PolicyError(f"{where}.questions：应列出 1 到 {MAX_QUESTIONS} 道题（题目模板的 id）")
+    questions = tuple(_question(q, f"{where}.questions[{i}]") for i, q in enumerate(listed))
+    seen = [q.template for q in questions]
+    twice = sorted({t for t in seen if seen.count(t) > 1})
+    if twice:
+        raise PolicyError(f"{where}.questions：模板 {', '.join(twice)} 出现了不止一次（同一份小测中每个模板只能出一道题）")
+    feedback = data.get("feedback_before_deadline", "score")
+    if feedback not in QUIZ_FEEDBACK:
+        raise PolicyError(f"{where}.feedback_before_deadline：应为 {' / '.join(QUIZ_FEEDBACK)} 之一，而不是 {feedback!r}")
+    shared = {k: data[k] for k in ("deadline", "late", "counts") if k in data}
+    rules = _assignment(name, {**shared, "feedback_before_deadline": feedback}, where)
+    opens = _time(data["opens"], f"{where}.opens") if data.get("opens") is not None else None
+    if opens is not None and rules.deadline is not None and opens >= rules.deadline:
+        raise PolicyError(f"{where}.opens：开放时间必须早于 deadline")
+    minutes = data.get("time_limit_minutes")
+    if minutes is not None:
+        minutes = _int(minutes, f"{where}.time_limit_minutes", 1, MAX_EXAM_MINUTES)
+        if data.get("attempts", 1) != 1:
+            raise PolicyError(f"{where}.attempts：限时考试只能作答 1 次，而不是 {data['attempts']!r}")
+        if data.get("late", "reject") != "reject":
+            raise PolicyError(f"{where}.late：限时考试在时间到时由服务器关闭，不接受迟交")
+    attempts = _int(data.get("attempts", 1), f"{where}.attempts", 1, MAX_QUIZ_ATTEMPTS)
+    return QuizPolicy(name, title.strip(), questions, rules, attempts, opens, minutes)
 
 
 def load_policy(path: Path | None, known: list[str]) -> CoursePolicy:
@@ -201,5 +344,5 @@ def retry_after(oldest: float, now: float) -> int:
     return max(1, int(oldest + DAY - now + 0.999))
 
 
-__all__ = ["AssignmentPolicy", "CoursePolicy", "PolicyError", "load_policy", "parse_policy", "utcnow", "retry_after",
-           "FEEDBACK", "COUNTS", "DEFAULTS", "DAY"]
+__all__ = ["AssignmentPolicy", "CoursePolicy", "QuizPolicy", "Question", "PolicyError", "load_policy", "parse_policy", "utcnow", "retry_after",
+           "FEEDBACK", "QUIZ_FEEDBACK", "COUNTS", "DEFAULTS", "DAY"]

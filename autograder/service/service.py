@@ -24,6 +24,7 @@ from .courses import UPGRADED, Course
 from .database import Database
 from .errors import Invalid
 from .policy import CoursePolicy
+from .quizzes import Quizzes
 from .submissions import Submissions
 from .times import course_zone
 from .uploads import NotebookRules
@@ -50,6 +51,7 @@ class Service:
         self.accounts = Accounts(self.db, self.policy, now, self.cache)
         self.submissions = Submissions(self.db, self.policy, self.data_root, self.rules, self.titles, now,
                                        lambda: self.wake())
+        self.quizzes = Quizzes(self.db, self.policy, self.course.id, now)  # graded quizzes and timed exams
 
     def now(self) -> float:
         return self.clock()

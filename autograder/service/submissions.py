@@ -357,7 +357,7 @@ class Submissions:
         return out
 
     def grades_csv(self) -> str:
-        """``grades.csv`` (:mod:`.grade_sheet`): every enrolled student at every open assignment, the counting
+        """``grades.csv`` (:mod:`.grade_sheet`): every enrolled student at every open assignment and quiz, the counting
         attempt's score with the penalty (empty without one), when it arrived in the course's zone, late, penalty."""
         with self.db.read() as con:
             rows = counting_rows(con)
@@ -370,6 +370,7 @@ class Submissions:
                                                                         bool(r.late), r.penalty)
         known = all_assignments()
         tops = {a: (known[a].max_score() if a in known else None) for a in self.course.assignments}
+        tops.update({q: p.max_score for q, p in self.course.quizzes.items()})  # graded quizzes count alike
         return grade_sheet.write([(s.login, s.name or "") for s in students], tops, counted, course_zone(self.course))
 
 
