@@ -341,14 +341,15 @@ class Quizzes:
         return found
 
     def _refuse_closed(self, con: sa.Connection, row, now: float) -> None:
+        """Refuse a change to attempt ``row``: :class:`QuizClosed` past its end, :class:`AlreadySubmitted` once the
+        student submitted it."""
         tz = course_zone(self.policy)
-        if row.status != AttemptStatus.OPEN.value:
-            raise AlreadySubmitted(f"第 {row.number} 次作答已于 {stamp(row.submitted_at, tz)}提交（或由服务器关闭），"
-                                   "不能再修改或重复提交")
         end = self._end_of(con, row)
-        if end is not None and now > end:
+        if row.closed_by == ClosedBy.CLOCK.value or (end is not None and now > end):
             raise QuizClosed(f"作答时间已于 {stamp(end, tz)}结束（以服务器时间为准），不再接受答案；"
                              "服务器已按结束前保存的答案评分")
+        if row.status != AttemptStatus.OPEN.value:
+            raise AlreadySubmitted(f"第 {row.number} 次作答已于 {stamp(row.submitted_at, tz)}提交，不能再修改或重复提交")
 
     @staticmethod
     def check_fields(payload: Any, allowed: tuple[str, ...] = ()) -> None:

@@ -40,9 +40,27 @@
     setTimeout(() => window.location.reload(), 1500);
   }
 
+  // One save per question at a time, the newest value last: a change during a save is sent after it.
+  const inflight = new Set();
+  const again = new Set();
+
   async function save(position) {
     if (closed) return;
     dirty.add(position);
+    if (inflight.has(position)) {
+      again.add(position);
+      return;
+    }
+    inflight.add(position);
+    try {
+      await send(position);
+    } finally {
+      inflight.delete(position);
+    }
+    if (again.delete(position)) save(position);
+  }
+
+  async function send(position) {
     seq += 1;
     const mine = seq;
     state(position, "正在保存……");
@@ -58,13 +76,13 @@
       return;
     }
     if (response.ok) {
+      await response.json();  // read to its end: a page left next never cuts a finished save
       dirty.delete(position);
       state(position, (valueOf(position) ? "已保存" : "已清除答案") + "（" + clock() + "）");
       return;
     }
     let message = "未能保存（HTTP " + response.status + "）";
     try { message = (await response.json()).error || message; } catch (e) { /* not JSON */ }
-    if (response.status === 409 && mine < seq) return;  // a newer save of this page is on its way
     if (response.status === 403 || (response.status === 409 && /提交/.test(message))) {
       dirty.delete(position);
       state(position, message, true);

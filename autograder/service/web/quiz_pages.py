@@ -15,6 +15,7 @@ Staff (mounted at ``/instructor``):
 =======  =============================================  =========================================================
 GET      /instructor/quizzes/{quiz}                      item statistics, the class, the latest regrade
 POST     /instructor/quizzes/{quiz}/regrade              grade again after a template was fixed (REGRADE)
+GET      /instructor/quizzes/{quiz}/students?login=ID    to that student's page (the class page's search)
 GET      /instructor/quizzes/{quiz}/students/{login}     a student's attempts, every variant as they saw it
 POST     /instructor/quizzes/{quiz}/students/{login}     a later deadline, more attempts, extra minutes (GRANT)
 =======  =============================================  =========================================================
@@ -26,6 +27,7 @@ carry the session's CSRF token (:mod:`.auth`).
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -162,6 +164,15 @@ def student_page(request: Request) -> Response:
                   notice=NOTICES.get(request.query_params.get("notice", "")))
 
 
+def find_student(request: Request) -> Response:
+    """The class page's form: one student's page, named by their student id."""
+    service, _ = _staff(request)
+    name = request.path_params["quiz"]
+    service.quizzes.known(name)
+    login = service.accounts.student(request.query_params.get("login", "").strip()[:100]).login
+    return redirect(request, f"instructor/quizzes/{name}/students/{quote(login, safe='')}")
+
+
 def _int_field(form: dict[str, str], field: str) -> int:
     text = form.get(field, "").strip() or "0"
     try:
@@ -201,6 +212,7 @@ ROUTES = [
 INSTRUCTOR_ROUTES = [  # mounted at /instructor
     Route("/quizzes/{quiz}", class_page, methods=["GET"]),
     Route("/quizzes/{quiz}/regrade", regrade, methods=["POST"]),
+    Route("/quizzes/{quiz}/students", find_student, methods=["GET"]),
     Route("/quizzes/{quiz}/students/{login}", student_page, methods=["GET"]),
     Route("/quizzes/{quiz}/students/{login}", grant, methods=["POST"]),
 ]
