@@ -21,7 +21,7 @@ Graded quizzes and timed exams (:class:`QuizPolicy`, served by :mod:`.quizzes`) 
         title: 小测 1：混淆矩阵                  # shown to students and sent to the LMS as the column's name
         questions:                            # question templates of autograder.quiz, each at most once
           - confusion-cells                   # the template's book form ...
-          - {template: fixed-threshold-metrics, form: numeric, points: 2}   # ... or a form and points of its own
+          - {template: fpr-fdr, form: choice, points: 2}   # ... or a form and points of its own
         opens: 2026-12-01T08:00:00+08:00      # optional: no attempt starts earlier
         deadline: 2026-12-20T23:59:00+08:00   # as for assignments; late: reject | {penalty, until} likewise
         attempts: 3                           # attempts in all, each with new variants (default 1)
@@ -29,7 +29,7 @@ Graded quizzes and timed exams (:class:`QuizPolicy`, served by :mod:`.quizzes`) 
         counts: best                          # best | last
       exam1:
         title: 期中测验
-        questions: [roc-auc-ties, pr-ap]
+        questions: [auc-pairs, ap-ranking]
         time_limit_minutes: 20                # a timed exam: one attempt, the clock starts when it is opened
         deadline: 2026-12-21T12:00:00+08:00   # no exam runs past it (plus a student's extra time)
 """

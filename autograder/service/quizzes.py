@@ -583,6 +583,31 @@ class Quizzes:
                 extra_attempts=row.extra_attempts + extra_attempts, extra_minutes=row.extra_minutes + extra_minutes,
                 updated_at=now, updated_by=by[:128]))
 
+    # ---- a changed course.yml
+
+    def digest(self) -> str:
+        """Hash of what decides which attempt of a quiz counts (its ``counts``)."""
+        return hashlib.sha256(json.dumps({n: q.rules.counts for n, q in sorted(self.policy.quizzes.items())})
+                              .encode()).hexdigest()[:16]
+
+    def resettle(self) -> int:
+        """When the quizzes' rules of counting changed since the last start (``course.yml``), choose every student's
+        counting attempt again (and pass back what changes); how many (student, quiz) pairs were chosen again."""
+        digest = self.digest()
+        if self.db.get_setting("quiz_policy_digest") == digest:
+            return 0
+        with self.db.read() as con:
+            pairs = con.execute(sa.select(ATTEMPTS.c.student_id, ATTEMPTS.c.quiz).where(
+                ATTEMPTS.c.status == AttemptStatus.SUBMITTED.value).distinct()).all()
+        now = self.clock()
+        for student, name in pairs:
+            if name in self.policy.quizzes:
+                with self.db.write() as con:
+                    counting.lock_pair(self.db, con, student, name)
+                    self._count(con, student, name, self.policy.quizzes[name].rules.counts, now)
+        self.db.set_setting("quiz_policy_digest", digest)
+        return len(pairs)
+
     # ---- reading back
 
     def feedback_for(self, viewer: Account | None, quiz: QuizPolicy, now: float) -> str:
@@ -721,7 +746,9 @@ def variant_mistake(data: dict | None) -> Mistake | None:
 
 class QuizCloser:
     """The sweep of one service process: every ``poll`` seconds, close the overdue attempts of every course
-    (:meth:`Quizzes.close_overdue`), so a timed exam is graded at its end even if its student never comes back."""
+    (:meth:`Quizzes.close_overdue`), so a timed exam is graded at its end even if its student never comes back.
+    At its start, each course's counting attempts are chosen again if ``course.yml`` changed the rule
+    (:meth:`Quizzes.resettle`)."""
 
     def __init__(self, quizzes: list[Quizzes], log: Callable[[str], None], poll: float = 5.0) -> None:
         self.quizzes, self.log, self.poll = quizzes, log, poll
@@ -743,6 +770,8 @@ class QuizCloser:
             self.run_once()
 
     def start(self) -> "QuizCloser":
+        for q in self.quizzes:
+            q.resettle()  # course.yml changed which attempt counts
         self.run_once()  # attempts that ended while the service was down
         self._thread = threading.Thread(target=self._loop, name="quiz-closer", daemon=True)
         self._thread.start()

@@ -6,6 +6,8 @@ failures, the roster), :attr:`Service.submissions` (:class:`.submissions.Submiss
 accepting, reading attempts, what counts), and the instructor's actions below (exceptions for one student,
 regrades, the dashboard's figures).  Refusals are :mod:`.errors`; the web layer decides how they look.
 
+Graded quizzes and timed exams are :attr:`Service.quizzes` (:class:`.quizzes.Quizzes`).
+
 ``clock`` (epoch seconds) is read through the object at every use, so a test can move time forward.
 """
 
@@ -100,6 +102,8 @@ class Service:
         student = None
         if submission_id is not None:
             row = self.submissions.get(by, submission_id)
+            if row.assignment in self.policy.quizzes:  # graded on the spot, not by the queue: Quizzes.regrade
+                raise Invalid("小测的作答不经评分队列：修正题目模板后，请在小测的统计页面重新评分")
             assignment, student = row.assignment, row.student_id
         else:
             self.submissions.known(assignment)

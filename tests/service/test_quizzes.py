@@ -13,6 +13,7 @@ import io
 import json
 import re
 from dataclasses import replace
+from pathlib import Path
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
@@ -188,6 +189,35 @@ def test_score_feedback_shows_only_the_total_until_the_deadline(site):
     after = me.get(a["id"]).json()
     assert after["feedback"] == "full" and after["questions"][0]["verdict"]["mistake"] is not None
     assert "常见错误" in text(me.c.get(f"/quizzes/{EXAM}/attempts/1"))
+
+
+def test_a_changed_counting_rule_chooses_again_at_the_next_start(site):
+    from autograder.service.quizzes import Quizzes
+
+    me = Student(site, "s001")
+    for attempt, rights in ((0, (True, True, True)), (1, (False, True, False))):
+        a = me.start().json()
+        for position, ((t, f), right) in enumerate(zip(QUESTIONS, rights), 1):
+            me.save(a["id"], position, answer_of(variant("s001", QUIZ, t, f, attempt), right))
+        me.submit(a["id"])
+        site.clock.advance(60)
+    assert grades(site)[("s001", QUIZ)] == "3"  # best
+    assert site.service.quizzes.resettle() == 1 and site.service.quizzes.resettle() == 0  # first start, then nothing
+    restarted = Quizzes(site.db, parse_policy(config(counts="last"), list(all_assignments())), UPGRADED.id, site.clock)
+    assert restarted.resettle() == 1
+    assert grades(site)[("s001", QUIZ)] == "1"  # course.yml now says last
+
+
+def test_a_quiz_attempt_is_not_put_into_the_grading_queue(site):
+    me = Student(site, "s001")
+    a = me.start().json()
+    me.submit(a["id"])
+    with site.db.read() as con:
+        submission = con.execute(sa.select(SUBMISSIONS.c.id).where(SUBMISSIONS.c.assignment == QUIZ)).scalar()
+    staff, csrf = site.signed_in("instructor")
+    r = staff.post(f"/instructor/submissions/{submission}/regrade", data={"csrf_token": csrf})
+    assert r.status_code == 400 and "小测的统计页面重新评分" in text(r)
+    assert site.queue.claim(now=site.clock()) is None  # nothing queued
 
 
 # ------------------------------------------------------------------------------------------ hostile input
@@ -468,6 +498,23 @@ def test_item_statistics_match_an_independent_computation(site):
 def test_course_yml_quiz_errors_name_the_key(change, message):
     with pytest.raises(PolicyError, match=re.escape(message)):
         parse_policy(config(**change), list(all_assignments()))
+
+
+def test_the_documented_quizzes_parse():
+    """The example of docs/quizzes.md (and the policy module's docstring) is a valid ``quizzes:`` section."""
+    import yaml
+
+    from autograder.service import policy as policy_module
+
+    known = list(all_assignments())
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "quizzes.md").read_text(encoding="utf-8")
+    for block in (re.search(r"```yaml\n(quizzes:.*?)```", doc, re.S).group(1),
+                  re.search(r"\n    (quizzes:\n.*?)\"\"\"", policy_module.__doc__ + '"""', re.S).group(1).replace("\n    ", "\n")):
+        parsed = parse_policy({"assignments": {A1: {}}, **yaml.safe_load(block)}, known)
+        quiz, exam = parsed.quizzes.values()
+        assert quiz.attempts == 3 and quiz.rules.feedback_before_deadline == "full" and not quiz.is_exam
+        assert exam.is_exam and exam.attempts == 1 and exam.time_limit_minutes > 0
+        assert any(q.points == 2 and q.form == "choice" for q in quiz.questions)
 
 
 def test_a_quiz_cannot_take_an_assignments_name():

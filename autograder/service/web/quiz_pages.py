@@ -133,10 +133,10 @@ def class_page(request: Request) -> Response:
     service, who = _staff(request)
     name = request.path_params["quiz"]
     quiz_policy = service.quizzes.known(name)
-    stats = service.quizzes.statistics(name)
+    rows = service.quizzes.class_rows(name)  # (closes the attempts whose end has passed, before the statistics)
     titles = {t.id: t.title for t in TEMPLATES}
     return render(request, "quiz/class.html", account=who.account, csrf=auth.csrf_token(request, who), quiz=quiz_policy,
-                  stats=stats, titles=titles, rows=service.quizzes.class_rows(name), roster=service.accounts.roster_size(),
+                  stats=service.quizzes.statistics(name), titles=titles, rows=rows, roster=service.accounts.roster_size(),
                   regrade=service.quizzes.last_regrade(name), mistakes=ALL_MISTAKES, book_url=book_url(),
                   notice=NOTICES.get(request.query_params.get("notice", "")))
 
