@@ -220,6 +220,29 @@ def test_a_quiz_attempt_is_not_put_into_the_grading_queue(site):
     assert site.queue.claim(now=site.clock()) is None  # nothing queued
 
 
+def test_late_work_takes_its_penalty_and_a_forgotten_submission_is_not_late(tmp_path):
+    until = DEADLINE + timedelta(days=1)
+    site = Site(tmp_path, config(late={"penalty": 0.5, "until": until.isoformat()}), STUDENTS, T0.timestamp())
+    try:
+        forgot, late = Student(site, "s001"), Student(site, "s002")
+        a = forgot.start().json()  # answered in time, never submitted
+        for position, (t, f) in enumerate(QUESTIONS, 1):
+            forgot.save(a["id"], position, answer_of(variant("s001", QUIZ, t, f), True))
+        site.clock.t = DEADLINE.timestamp() + 3600  # the late period
+        b = late.start().json()
+        for position, (t, f) in enumerate(QUESTIONS, 1):
+            late.save(b["id"], position, answer_of(variant("s002", QUIZ, t, f), True))
+        done = late.submit(b["id"]).json()
+        assert (done["late"], done["raw_score"], done["score"]) == (True, 3.0, 1.5)
+        assert forgot.get(a["id"]).json()["status"] == "open"  # still open while late work is accepted
+        site.clock.t = until.timestamp() + 1
+        closed = forgot.get(a["id"]).json()
+        assert (closed["closed_by"], closed["late"], closed["score"]) == ("clock", False, 3.0)
+        assert grades(site)[("s001", QUIZ)] == "3" and grades(site)[("s002", QUIZ)] == "1.5"
+    finally:
+        site.db.dispose()
+
+
 # ------------------------------------------------------------------------------------------ hostile input
 
 
@@ -545,3 +568,45 @@ def test_migration_c010_adds_the_quiz_tables_to_a_course_database_and_can_run_ag
         versions = con.execute(sa.text(f"SELECT version_num FROM {VERSION_TABLE}")).scalars().all()
     assert {t.name for t in COURSE.sorted_tables} <= tables and versions == [head("course")]
     db.dispose()
+
+
+# ------------------------------------------------------------------------------------------ at once, on both databases
+
+
+@pytest.mark.parametrize("database", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+def test_submissions_at_once_count_once_and_the_sweep_closes_an_exam(tmp_path, database):
+    """Eight submissions of one attempt at once (a double click, a replay): one is graded, the others refused; eight
+    starts at once open one attempt.  On PostgreSQL the row locks and the pair's advisory lock serialize what
+    SQLite's ``BEGIN IMMEDIATE`` does."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pg = None
+    if database == "postgresql":
+        from tests.grading_runs import Postgres
+
+        pg = Postgres()
+    site = Site(tmp_path, config(), STUDENTS, T0.timestamp(), db_url=pg.url("quizzes") if pg else None)
+    try:
+        clients = [site.client("s001") for _ in range(8)]  # with the access code: no session, no CSRF token
+        with ThreadPoolExecutor(8) as pool:
+            started = list(pool.map(lambda c: c.post(f"/api/v1/quizzes/{QUIZ}/attempts").json()["id"], clients))
+        assert len(set(started)) == 1
+        aid = started[0]
+        clients[0].put(f"/api/v1/quiz-attempts/{aid}/answers/2", json={"answer": answer_of(variant("s001", QUIZ, *QUESTIONS[1]), True)})
+        with ThreadPoolExecutor(8) as pool:
+            codes = list(pool.map(lambda c: c.post(f"/api/v1/quiz-attempts/{aid}/submit").status_code, clients))
+        assert sorted(codes) == [200] + [409] * 7
+        with site.db.read() as con:
+            assert con.execute(sa.select(sa.func.count()).select_from(SUBMISSIONS)
+                               .where(SUBMISSIONS.c.assignment == QUIZ)).scalar() == 1
+        assert grades(site)[("s001", QUIZ)] == "1"
+        other = Student(site, "s002")
+        exam = other.start(EXAM).json()
+        other.save(exam["id"], 1, answer_of(variant("s002", EXAM, *EXAM_QUESTIONS[0]), True))
+        site.clock.advance(LIMIT * 60 + 1)
+        assert QuizCloser([site.service.quizzes], log=print).run_once() == 1
+        assert grades(site)[("s002", EXAM)] == "1"
+    finally:
+        site.db.dispose()
+        if pg is not None:
+            pg.close()
