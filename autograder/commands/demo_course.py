@@ -5,7 +5,8 @@ system's temporary directory with two courses:
 
 * ``bin-2026`` 评价二分类模型（2026 秋季）: students s001-s003, instructor 王老师, teaching assistant 赵助教, the
   book's five assignments with deadlines around today (open ones, one with late work accepted, one in its late
-  period, one under ``counts: last``);
+  period, one under ``counts: last``), a graded quiz (three attempts, every answer's feedback at once) and a short
+  timed exam (ten minutes, the total score only until its deadline);
 * ``ml-lab`` 机器学习实践（演示）: students s101-s102, instructor 周老师, and 李四 - a student of ``bin-2026`` - as its
   teaching assistant (one person, a student in one course and a TA in the other);
 
@@ -31,6 +32,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Callable
 
 import yaml
 
@@ -84,7 +86,20 @@ def _course_config(now: datetime, course_id: str) -> dict:
         "ps4_calibration": {"deadline": day(14), "attempts_per_24h": 5, "feedback_before_deadline": "cases", "counts": "best"},
         "ps5_testing": {"deadline": day(21), "late": {"penalty": 0.8, "until": day(24)}, "attempts_per_24h": 5,
                         "feedback_before_deadline": "cases", "counts": "best"},
-    }}
+    }, "quizzes": demo_quizzes(day)}
+
+
+def demo_quizzes(day: Callable[[int], str]) -> dict:
+    """The ``quizzes:`` section of ``bin-2026``: a quiz of the first chapter and a short exam of the second (deadlines
+    ``day(n)``: n days from today)."""
+    return {
+        "quiz1_confusion": {"title": "小测 1：混淆矩阵与固定阈值指标",
+                            "questions": ["confusion-cells", "fixed-metrics", {"template": "fpr-fdr", "form": "choice"},
+                                          "roc-area"],
+                            "deadline": day(7), "attempts": 3, "feedback_before_deadline": "full", "counts": "best"},
+        "exam1_ranking": {"title": "限时测验：排序与 AP（10 分钟）", "questions": ["auc-pairs", "ap-ranking", "pr-baseline"],
+                          "time_limit_minutes": 10, "deadline": day(5), "feedback_before_deadline": "score"},
+    }
 
 
 def make_site(data: Path, now: datetime, repository: str | None = None) -> dict[str, dict[str, str]]:
@@ -147,8 +162,9 @@ def demo_platform(data: Path, host: str, port: int, lti_port: int):
     platform.enrolments = {"course-1": bin_people, "section-2": {"s003": LEARNER, "teacher": TEACHING},
                            "ml-lab-lms": {"s101": LEARNER, "s102": LEARNER, "zhou": TEACHING, "s002": TEACHING_ASSISTANT},
                            "li-sandbox": {"s002": TEACHING, "s001": LEARNER}}
-    platform.custom = {"link-1": {"assignment": "ps1_threshold_metrics"}}
+    platform.custom = {"link-1": {"assignment": "ps1_threshold_metrics"}, "link-2": {"assignment": "quiz1_confusion"}}
     platform.links = {ctx: [("link-1", "作业 1：固定阈值指标")] for ctx in platform.contexts}
+    platform.links["course-1"].append(("link-2", "小测 1：混淆矩阵与固定阈值指标"))  # a graded quiz, passed back alike
     db = Database(f"sqlite:///{data / 'gradebook.db'}")
     registered = registry.add(db, **platform.registration())
     for context, course, authority in (("course-1", "bin-2026", True), ("section-2", "bin-2026", False), ("ml-lab-lms", "ml-lab", True)):

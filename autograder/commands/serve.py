@@ -19,6 +19,7 @@ from ..service.dispatcher import Dispatcher, Lane
 from ..service.lti import passback as lti_passback
 from ..service.policy import PolicyError, load_policy
 from ..service.queue import Queue
+from ..service.quizzes import QuizCloser
 from ..service.schema import prepare
 from ..service.service import Service
 from ..service.site import Site, SiteError, book_url
@@ -116,15 +117,18 @@ def serve(args: argparse.Namespace) -> int:
         service.wake = dispatcher.wake
         service.settle_soon = dispatcher.settle_soon
     site = Site(site_db, data, url, services, secret, book_url=book)
+    closer = QuizCloser([s.quizzes for s in services.values()], log)  # a timed exam ends when its time is up
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
         dispatcher.start()
         for passback in workers:
             passback.start()  # LTI
+        closer.start()
         log(f"autograder serve：{url}/（监听 {args.host}:{args.port}；数据目录 {data}；成绩库 {'SQLite' if site_db.sqlite else 'PostgreSQL'}；"
             f"{grading.describe()}；课程 {'、'.join(f'{c.id}（{len(policies[c.id].assignments)} 项作业）' for c in registered)}）")
         yield
+        closer.stop()
         for passback in workers:
             passback.stop()  # LTI
         dispatcher.stop()
@@ -176,7 +180,8 @@ def _open_course(args: argparse.Namespace, course: courses.Course, policy, gradi
                 on_settled=lambda: db.set_setting("policy_digest", digest), checks=check_queue)
     rules = {n: notebook_rules(known[n], sources[n], {a: sources.get(a) for a in known}) for n in policy.assignments}
     service = Service(db, policy, root, sessions.Signer(secret, scope=course.id), rules,
-                      {n: known[n].title for n in policy.assignments}, course=course,
+                      {**{n: known[n].title for n in policy.assignments},
+                       **{n: q.title for n, q in policy.quizzes.items()}}, course=course,
                       site_db=None if db.url == site_db.url else site_db)
     passback = lti_passback.for_course(db, site_db, data, service.titles, public, log, course.id)
     return lane, service, passback

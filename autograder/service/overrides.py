@@ -40,7 +40,8 @@ class OverrideError(Invalid, ValueError):
 
 
 def personal_policy(policy: AssignmentPolicy, row) -> AssignmentPolicy:
-    """``policy`` as it applies to the student of override ``row`` (None: unchanged)."""
+    """``policy`` as it applies to the student of override ``row`` (None: unchanged): an assignment's override or a
+    quiz's grant (:mod:`.quiz_tables`), which has no late waiver."""
     if row is None:
         return policy
     deadline, until = policy.deadline, policy.late_until
@@ -50,7 +51,7 @@ def personal_policy(policy: AssignmentPolicy, row) -> AssignmentPolicy:
             until = max(until, deadline + (until - policy.deadline))
     return replace(policy, deadline=deadline, late_until=until,
                    attempts_per_24h=policy.attempts_per_24h + (row.extra_attempts or 0),
-                   late_waived=bool(row.waive_late) and policy.late_penalty is not None)
+                   late_waived=bool(getattr(row, "waive_late", False)) and policy.late_penalty is not None)
 
 
 def get(db: Database, student: str, assignment: str):

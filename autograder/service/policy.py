@@ -17,13 +17,33 @@ through JupyterHub and links its assignments there (:mod:`.hub`).  :data:`KEYS` 
 it takes, its default and what it decides: the parser below accepts exactly those keys and takes its defaults and
 bounds from there, and the instructors' reference page is generated from it (docs/_ext/guide_reference.py).  Every
 error names the key and the file, in Chinese.  Without a file every assignment is open with the defaults.
+
+Graded quizzes and timed exams (:class:`QuizPolicy`, served by :mod:`.quizzes`) are a section of their own::
+
+    quizzes:
+      quiz1_confusion:                        # lower-case letters, digits, - and _; not an assignment's name
+        title: 小测 1：混淆矩阵                  # shown to students and sent to the LMS as the column's name
+        questions:                            # question templates of autograder.quiz, each at most once
+          - confusion-cells                   # the template's book form ...
+          - {template: fpr-fdr, form: choice, points: 2}   # ... or a form and points of its own
+        opens: 2026-12-01T08:00:00+08:00      # optional: no attempt starts earlier
+        deadline: 2026-12-20T23:59:00+08:00   # as for assignments; late: reject | {penalty, until} likewise
+        attempts: 3                           # attempts in all, each with new variants (default 1)
+        feedback_before_deadline: full        # full | score: per question, or only the total, until the last moment
+        counts: best                          # best | last
+      exam1:
+        title: 期中测验
+        questions: [auc-pairs, ap-ranking]
+        time_limit_minutes: 20                # a timed exam: one attempt, the clock starts when it is opened
+        deadline: 2026-12-21T12:00:00+08:00   # no exam runs past it (plus a student's extra time)
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -31,13 +51,18 @@ from typing import Any
 import yaml
 
 from ..model import MAX_NOTEBOOK_BYTES
+from ..quiz import QuizError, get_template
 from .hub import HubCourse, HubSettingError, parse_course_hub
 
 FEEDBACK = ("full", "cases", "score")
+QUIZ_FEEDBACK = ("full", "score")
 COUNTS = ("best", "last")
+QUIZ_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+MAX_QUESTIONS = 15  # a page's form carries every answer (and the forms read at most 20 fields)
 DAY = 86400.0
-#: How an assignment's entry is written in a key's path (:data:`KEYS`).
+#: How an assignment's (a quiz's) entry is written in a key's path (:data:`KEYS`).
 ASSIGNMENT = "<作业>"
+QUIZ = "<小测>"
 
 
 @dataclass(frozen=True)
@@ -93,6 +118,21 @@ KEYS: tuple[Key, ...] = (
     Key("hub.repository", "https:// 或 file:// 开头的 git 仓库地址", None, "发布的作业笔记本所在的仓库（nbgitpuller 链接由它生成）"),
     Key("hub.branch", "分支名", "main", "仓库的分支"),
     Key("hub.folder", "仓库中的相对路径", "exercises", "作业笔记本所在的文件夹"),
+    Key("quizzes", "映射：小测名（小写字母、数字、- 和 _，不与作业同名）→ 它的设置", None,
+        "计分的小测与限时考试：每名学生每次作答各得一组题目变体，得分与编程作业一样计入成绩并回传课程平台"),
+    Key(f"quizzes.{QUIZ}.title", "1 到 200 个字符", None, "页面上和课程平台成绩列的名称（省略时用小测名）"),
+    Key(f"quizzes.{QUIZ}.questions", f"1 到 {MAX_QUESTIONS} 个题目模板的 id，或 {{template, form, points}}", None,
+        "题目：autograder.quiz 的模板（autograder quiz-bank 列出全部模板），每个模板至多一次；form 为 choice 或 numeric，"
+        "points 为分值（默认 1）"),
+    Key(f"quizzes.{QUIZ}.opens", "带时区的 ISO 8601 时间", None, "开放时间：之前不能开始作答"),
+    Key(f"quizzes.{QUIZ}.deadline", "带时区的 ISO 8601 时间", None, "截止时间，与作业的 deadline 相同"),
+    Key(f"quizzes.{QUIZ}.late", "reject，或 {penalty, until}", "reject", "迟交规则，与作业的 late 相同（限时考试不接受迟交）"),
+    Key(f"quizzes.{QUIZ}.attempts", "整数", 1, "一共可以作答几次，每次新的一组变体（限时考试只能 1 次）", low=1, high=20),
+    Key(f"quizzes.{QUIZ}.feedback_before_deadline", " / ".join(QUIZ_FEEDBACK), "score",
+        "最后期限之前显示什么：full 每道题的对错与解析；score 只显示总分"),
+    Key(f"quizzes.{QUIZ}.counts", " / ".join(COUNTS), "best", "哪一次作答计入成绩"),
+    Key(f"quizzes.{QUIZ}.time_limit_minutes", "整数（分钟）", None,
+        "有它即为限时考试：学生打开时开始计时，时间到（或截止时间到）由服务器关闭并评分", low=1, high=24 * 60),
 )
 _BY_PATH = {k.path: k for k in KEYS}
 
@@ -186,6 +226,56 @@ class AssignmentPolicy:
 
 
 @dataclass(frozen=True)
+class Question:
+    """One question of a quiz: a template of :mod:`autograder.quiz`, the way it is answered, its points."""
+
+    template: str
+    form: str
+    points: float = 1.0
+
+
+@dataclass(frozen=True)
+class QuizPolicy:
+    """A graded quiz, or with ``time_limit_minutes`` a timed exam (one attempt).
+
+    ``rules`` holds what a quiz shares with an assignment (deadline, late work, feedback before the deadline,
+    which attempt counts) and answers the same questions: :meth:`AssignmentPolicy.lateness`, ``last_moment``,
+    ``feedback``.
+    """
+
+    name: str
+    title: str
+    questions: tuple[Question, ...]
+    rules: AssignmentPolicy
+    attempts: int = 1
+    opens: datetime | None = None
+    time_limit_minutes: int | None = None
+
+    @property
+    def is_exam(self) -> bool:
+        return self.time_limit_minutes is not None
+
+    @property
+    def max_score(self) -> float:
+        return float(sum(q.points for q in self.questions))
+
+    @property
+    def deadline(self) -> datetime | None:
+        return self.rules.deadline
+
+    @property
+    def late_until(self) -> datetime | None:
+        return self.rules.late_until
+
+    def to_json(self) -> dict[str, Any]:
+        rules = {k: v for k, v in self.rules.to_json().items() if k not in ("attempts_per_24h", "diagnoses_before_deadline")}
+        return {**rules, "title": self.title, "kind": "exam" if self.is_exam else "quiz",
+                "attempts": self.attempts, "opens": self.opens.isoformat() if self.opens else None,
+                "time_limit_minutes": self.time_limit_minutes, "max_score": self.max_score,
+                "questions": [{"template": q.template, "form": q.form, "points": q.points} for q in self.questions]}
+
+
+@dataclass(frozen=True)
 class CoursePolicy:
     """All assignments open for submission and the service's limits."""
 
@@ -195,6 +285,12 @@ class CoursePolicy:
     login_window_seconds: float = key("login_failures.window_minutes").default * 60.0
     login_max_per_account: int = key("login_failures.per_account").default  # per account (its code's first part)
     hub: HubCourse | None = None  # JupyterHub: who a hub user is here, where the assignments are pulled from
+    quizzes: dict[str, QuizPolicy] = field(default_factory=dict)  # graded quizzes and timed exams
+
+    @property
+    def gradable(self) -> list[str]:
+        """Everything that gets a score: the assignments, then the quizzes (what the LMS can link and receive)."""
+        return [*self.assignments, *self.quizzes]
 
     def digest(self) -> str:
         """Hash of what decides which attempt counts and how much (re-settles the gradebook when it changes)."""
@@ -282,7 +378,65 @@ def parse_policy(data: Any, known: list[str], where: str = "course.yml") -> Cour
         hub = parse_course_hub(data["hub"], children("hub"), f"{where}: hub") if data.get("hub") is not None else None
     except HubSettingError as exc:
         raise PolicyError(str(exc)) from None
-    return CoursePolicy(assignments, int(mib * (1 << 20)), max_failures, window * 60.0, per_account, hub)
+    listed = data.get("quizzes") or {}
+    if not isinstance(listed, dict):
+        raise PolicyError(f"{where}: quizzes：应为键值映射（小测的名称 -> 它的设置）")
+    quizzes = {str(n): _quiz(str(n), v, f"{where}: quizzes.{n}", known) for n, v in listed.items()}
+    return CoursePolicy(assignments, int(mib * (1 << 20)), max_failures, window * 60.0, per_account, hub, quizzes)
+
+
+def _question(data: Any, where: str) -> Question:
+    if isinstance(data, str):
+        data = {"template": data}
+    data = _keys(data, {"template", "form", "points"}, f"{where}（模板 id，或 {{template, form, points}}）")
+    try:
+        template = get_template(data.get("template"))
+    except QuizError as exc:
+        raise PolicyError(f"{where}.template：{exc}") from None
+    form = data.get("form", template.book_form)
+    if form not in template.forms:
+        raise PolicyError(f"{where}.form：模板 {template.id} 的作答方式只有 {' / '.join(template.forms)}，而不是 {form!r}")
+    points = data.get("points", 1)
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 < points <= 100:
+        raise PolicyError(f"{where}.points：应为大于 0、不超过 100 的分值，而不是 {points!r}")
+    return Question(template.id, form, float(points))
+
+
+def _quiz(name: str, data: Any, where: str, known: list[str]) -> QuizPolicy:
+    if not QUIZ_NAME.fullmatch(name):
+        raise PolicyError(f"{where}：小测的名称只能由小写字母、数字、- 和 _ 组成（最长 64 个字符）")
+    if name in known:
+        raise PolicyError(f"{where}：{name} 是一项编程作业的名称，小测须另起一个名称")
+    data = _keys(data or {}, children(f"quizzes.{QUIZ}"), where)
+    title = data.get("title", name)
+    if not isinstance(title, str) or not 0 < len(title.strip()) <= 200:
+        raise PolicyError(f"{where}.title：应为 1 到 200 个字符的名称，而不是 {title!r}")
+    listed = data.get("questions")
+    if not isinstance(listed, list) or not 0 < len(listed) <= MAX_QUESTIONS:
+        raise PolicyError(f"{where}.questions：应列出 1 到 {MAX_QUESTIONS} 道题（题目模板的 id）")
+    questions = tuple(_question(q, f"{where}.questions[{i}]") for i, q in enumerate(listed))
+    seen = [q.template for q in questions]
+    twice = sorted({t for t in seen if seen.count(t) > 1})
+    if twice:
+        raise PolicyError(f"{where}.questions：模板 {', '.join(twice)} 出现了不止一次（同一份小测中每个模板只能出一道题）")
+    feedback = data.get("feedback_before_deadline", key(f"quizzes.{QUIZ}.feedback_before_deadline").default)
+    if feedback not in QUIZ_FEEDBACK:
+        raise PolicyError(f"{where}.feedback_before_deadline：应为 {' / '.join(QUIZ_FEEDBACK)} 之一，而不是 {feedback!r}")
+    shared = {k: data[k] for k in ("deadline", "late", "counts") if k in data}
+    rules = _assignment(name, {**shared, "feedback_before_deadline": feedback}, where)
+    opens = _time(data["opens"], f"{where}.opens") if data.get("opens") is not None else None
+    if opens is not None and rules.deadline is not None and opens >= rules.deadline:
+        raise PolicyError(f"{where}.opens：开放时间必须早于 deadline")
+    minutes = data.get("time_limit_minutes")
+    if minutes is not None:
+        minutes = _int(data, f"quizzes.{QUIZ}.time_limit_minutes", f"{where}.time_limit_minutes")
+        if data.get("attempts", 1) != 1:
+            raise PolicyError(f"{where}.attempts：限时考试只能作答 1 次，而不是 {data['attempts']!r}")
+        if data.get("late", "reject") != "reject":
+            raise PolicyError(f"{where}.late：限时考试在时间到时由服务器关闭，不接受迟交")
+    attempts = _int(data, f"quizzes.{QUIZ}.attempts", f"{where}.attempts")
+    return QuizPolicy(name, title.strip(), questions, rules, attempts, opens, minutes)
+
 
 
 def load_policy(path: Path | None, known: list[str]) -> CoursePolicy:
@@ -307,5 +461,5 @@ def retry_after(oldest: float, now: float, window: float = DAY) -> int:
     return max(1, int(oldest + window - now + 0.999))
 
 
-__all__ = ["AssignmentPolicy", "CoursePolicy", "PolicyError", "load_policy", "parse_policy", "utcnow", "retry_after",
-           "FEEDBACK", "COUNTS", "DEFAULTS", "DAY", "KEYS", "Key", "key", "children", "ASSIGNMENT"]
+__all__ = ["AssignmentPolicy", "CoursePolicy", "QuizPolicy", "Question", "QUIZ_FEEDBACK", "QUIZ", "PolicyError", "load_policy", "parse_policy",
+           "utcnow", "retry_after", "FEEDBACK", "COUNTS", "DEFAULTS", "DAY", "KEYS", "Key", "key", "children", "ASSIGNMENT"]

@@ -24,11 +24,12 @@ from alembic.script import ScriptDirectory
 
 from .database import META, SITE_META, Database
 from . import lms_tables as lti
+from . import quiz_tables
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 VERSION_TABLE = "autograder_schema_version"
 KINDS = ("site", "course")
-TABLES = {"site": (SITE_META, lti.SITE), "course": (META, lti.COURSE)}
+TABLES = {"site": (SITE_META, lti.SITE), "course": (META, lti.COURSE, quiz_tables.COURSE)}
 #: A database with no recorded branch but one of these tables is an older version's: a course's (for ``site``: a
 #: one-course service's, which becomes the site's with its course in place).
 LEGACY = {"course": ("service_accounts", "service_submissions", "service_counting"), "site": ("service_accounts",)}

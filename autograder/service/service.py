@@ -7,6 +7,8 @@ accepting, reading attempts, what counts), :attr:`Service.checks` (:class:`.chec
 before an attempt), and the instructor's actions below (exceptions for one student,
 regrades, the dashboard's figures).  Refusals are :mod:`.errors`; the web layer decides how they look.
 
+Graded quizzes and timed exams are :attr:`Service.quizzes` (:class:`.quizzes.Quizzes`).
+
 ``clock`` (epoch seconds) is read through the object at every use, so a test can move time forward.
 """
 
@@ -26,6 +28,7 @@ from .courses import UPGRADED, Course
 from .database import Database
 from .errors import Invalid
 from .policy import CoursePolicy
+from .quizzes import Quizzes
 from .submissions import Submissions
 from .times import course_zone
 from .uploads import NotebookRules
@@ -54,6 +57,7 @@ class Service:
         self.submissions = Submissions(self.db, self.policy, self.data_root, self.rules, self.titles, now,
                                        lambda: self.wake())
         self.checks = Checks(self.db, self.submissions, now, lambda: self.wake())
+        self.quizzes = Quizzes(self.db, self.policy, self.course.id, now)  # graded quizzes and timed exams
 
     def now(self) -> float:
         return self.clock()
@@ -117,6 +121,8 @@ class Service:
         student = None
         if submission_id is not None:
             row = self.submissions.get(by, submission_id)
+            if row.assignment in self.policy.quizzes:  # graded on the spot, not by the queue: Quizzes.regrade
+                raise Invalid("小测的作答不经评分队列：修正题目模板后，请在小测的统计页面重新评分")
             assignment, student = row.assignment, row.student_id
         else:
             self.submissions.known(assignment)

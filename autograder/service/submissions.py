@@ -368,7 +368,7 @@ class Submissions:
 
     def grades_csv(self, shape: str = "long") -> str:
         """``grades.csv`` (:mod:`.grade_sheet`) in ``shape`` (``long``: every enrolled student at every open
-        assignment, the counting attempt's score with the penalty (empty without one), when it arrived in the course's
+        assignment and quiz, the counting attempt's score with the penalty (empty without one), when it arrived in the course's
         zone, late, penalty, the attempts made; ``wide``: a row per student, a column per assignment)."""
         if shape not in grade_sheet.FORMATS:
             raise Invalid(f"grades.csv 的 format 应为 {' 或 '.join(grade_sheet.FORMATS)}，而不是 {shape[:40]!r}")
@@ -384,6 +384,7 @@ class Submissions:
                                                                         bool(r.late), r.penalty)
         known = all_assignments()
         tops = {a: (known[a].max_score() if a in known else None) for a in self.course.assignments}
+        tops.update({q: p.max_score for q, p in self.course.quizzes.items()})  # graded quizzes count alike
         return grade_sheet.write([(s.login, s.name or "") for s in students], tops, counted, course_zone(self.course),
                                  tries, shape)
 

@@ -13,8 +13,9 @@ __all__ = ["course_zone", "utc_offset", "stamp", "as_datetime"]
 
 
 def course_zone(policy) -> tzinfo:
-    """The zone of the first deadline (or late cut-off) of ``policy`` (a :class:`.policy.CoursePolicy`); UTC without any."""
-    for p in policy.assignments.values():
+    """The zone of the first deadline (or late cut-off) of ``policy`` (a :class:`.policy.CoursePolicy`: its assignments,
+    then its quizzes); UTC without any."""
+    for p in [*policy.assignments.values(), *policy.quizzes.values()]:
         for t in (p.deadline, p.late_until):
             if t is not None and t.tzinfo is not None:
                 return t.tzinfo

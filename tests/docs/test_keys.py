@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "_ext"))
 from guide_reference import commands  # noqa: E402
 
 from autograder.check import all_assignments  # noqa: E402
-from autograder.service.policy import ASSIGNMENT, KEYS, PolicyError, children, load_policy, parse_policy  # noqa: E402
+from autograder.service.policy import ASSIGNMENT, KEYS, QUIZ, PolicyError, children, load_policy, parse_policy  # noqa: E402
 
 from .pages import DOCS, code_blocks  # noqa: E402
 
@@ -31,7 +31,8 @@ def test_every_command_of_the_program_has_a_section():
 def test_the_key_table_is_the_parsers(tmp_path):
     """Every key the reference lists is accepted by the parser, and every key the parser accepts is listed."""
     listed = {k.path for k in KEYS}
-    for parent in ("", "login_failures", f"assignments.{ASSIGNMENT}", f"assignments.{ASSIGNMENT}.late"):
+    for parent in ("", "login_failures", f"assignments.{ASSIGNMENT}", f"assignments.{ASSIGNMENT}.late", "hub",
+                   f"quizzes.{QUIZ}"):
         for name in children(parent):
             assert (f"{parent}.{name}" if parent else name) in listed
     # a file using every key parses
@@ -46,6 +47,8 @@ def test_the_key_table_is_the_parsers(tmp_path):
             path = f"{prefix}.{name}" if prefix else str(name)
             if prefix == "assignments":  # an assignment's name: its keys are those of any assignment
                 path = f"assignments.{ASSIGNMENT}"
+            elif prefix == "quizzes":  # a quiz's name, likewise
+                path = f"quizzes.{QUIZ}"
             else:
                 used.add(path)
             if isinstance(value, dict) and any(k.path.startswith(path + ".") for k in KEYS):  # not a map of names (hub.staff)

@@ -74,8 +74,10 @@ class Site:
     The course is a one-course service's database upgraded in place (the site's database holds the course, id
     ``default``), served under ``/c/default/`` like any course of a site."""
 
-    def __init__(self, tmp: Path, config: dict, students: list[str], now: float, db_url: str | None = None) -> None:
-        """``db_url``: the gradebook's database (default: SQLite in ``tmp``)."""
+    def __init__(self, tmp: Path, config: dict, students: list[str], now: float, db_url: str | None = None,
+                 book_url: str = "") -> None:
+        """``db_url``: the gradebook's database (default: SQLite in ``tmp``); ``book_url``: the site's
+        ``--book-url`` (default: none, so the pages name the book's sections without links)."""
         self.clock = Clock(now)
         self.db = Database(db_url or f"sqlite:///{tmp / 'gradebook.db'}")
         prepare(self.db)
@@ -88,7 +90,7 @@ class Site:
         self.codes = {s.student_id: code for s, code in import_students(self.db, [Student(s) for s in students])}
         self.codes["instructor"] = instructor_code(self.db, "王老师")
         self.site = ServiceSite(self.db, tmp / "data", "http://testserver", {UPGRADED.id: self.service}, b"k" * 32,
-                                clock=self.clock)
+                                clock=self.clock, book_url=book_url)
         self.app = make_app(self.site)
         self.gradebook = GradebookStub()
         self.queue = Queue(self.db, "stub", lease=30)

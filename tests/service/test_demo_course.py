@@ -41,6 +41,11 @@ def test_demo_course_serves_pages_with_the_printed_codes():
         book = re.findall(r"^\| \{assignment\}`(ps\d_\w+)` \|", (REPO / "book" / "assignments" / "index.md").read_text(encoding="utf-8"), re.M)
         assert len(book) == 5 and [n for n, a in rules.items() if a["open"]] == book
         assert rules["ps3_pr_ap"]["late_penalty"] == 0.5  # in its late period: open, with a penalty
+        with httpx.Client(base_url=f"{base}/c/bin-2026/", headers={"Authorization": f"Bearer {codes['bin-2026']['s001']}"}) as c:
+            quizzes = {q["name"]: q for q in c.get("/api/v1/quizzes").json()["quizzes"]}
+        # a graded quiz and a short timed exam, both open to start
+        assert [q["kind"] for q in quizzes.values()] == ["quiz", "exam"] and not any(q["refusal"] for q in quizzes.values())
+        assert [q["time_limit_minutes"] for q in quizzes.values()] == [None, 10]
         def me(course: str, who: str) -> httpx.Response:
             return httpx.get(f"{base}/c/{course}/api/v1/session", headers={"Authorization": f"Bearer {codes[course][who]}"})
         assert me("bin-2026", "王老师").json()["role"] == "instructor"

@@ -15,11 +15,12 @@ mounted at             module                           what
 A course's app:
 
 =====================  ===============================  ==============================================
-``/c/<id>/api/v1``     :mod:`.api`                      the JSON API
-``/c/<id>/instructor`` :mod:`.instructor_pages`         the staff's pages
+``/c/<id>/api/v1``     :mod:`.api`, :mod:`.quiz_api`     the JSON API
+``/c/<id>/instructor`` :mod:`.instructor_pages`         the staff's pages (and :mod:`.quiz_pages`' of quizzes)
 ``/c/<id>/lti``        :mod:`.lms`                      the course's LMS page (bindings, sync, passback)
 ``/c/<id>/jupyterhub`` :mod:`.hub`                      the links that open its assignments in JupyterLab
-``/c/<id>/``           :mod:`.student_pages`            sign-in and the students' pages
+``/c/<id>/``           :mod:`.student_pages`            sign-in and the students' pages (and
+                       :mod:`.quiz_pages`                quizzes and timed exams)
 =====================  ===============================  ==============================================
 
 Handlers are module-level functions that find their core in ``request.app.state`` (a course's
@@ -40,7 +41,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..service import Service
 from ..site import Site, allowed_hosts
-from . import admin, api, errors, hub, instructor_pages, lms, lti, site_pages, student_pages
+from . import admin, api, errors, hub, instructor_pages, lms, lti, quiz_api, quiz_pages, site_pages, student_pages
 from .auth import People
 from .forms import BodyTime
 from .render import STATIC, favicon
@@ -61,11 +62,12 @@ UPLOAD_SLOTS_PER_ACCOUNT = 2  # of them, at most this many for one account
 COURSE_ROUTES = [
     # the bare prefix answers 404 like any unknown address (not a redirect to "/api/v1/", as a Mount alone would)
     Route("/api/v1", api.no_such_address, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]),
-    Mount("/api/v1", routes=api.ROUTES),
+    Mount("/api/v1", routes=[*api.ROUTES, *quiz_api.ROUTES]),
     Route("/instructor", instructor_pages.bare, methods=["GET"]),
-    Mount("/instructor", routes=instructor_pages.ROUTES),
+    Mount("/instructor", routes=[*instructor_pages.ROUTES, *quiz_pages.INSTRUCTOR_ROUTES]),
     Mount("/lti", routes=lms.ROUTES),
     Mount("/jupyterhub", routes=hub.COURSE_ROUTES),
+    *quiz_pages.ROUTES,
     *student_pages.ROUTES,
 ]
 

@@ -55,7 +55,8 @@ async def _posted(request: Request, permission: Permission) -> tuple[Service, au
 
 def home(request: Request) -> Response:
     service, who, csrf = _instructor(request)
-    return render(request, "instructor/home.html", account=who.account, csrf=csrf, **service.overview())
+    return render(request, "instructor/home.html", account=who.account, csrf=csrf, **service.overview(),
+                  quizzes=list(service.policy.quizzes.values()))
 
 
 def _assignment(service: Service, request: Request) -> str:
@@ -95,7 +96,7 @@ def students(request: Request) -> Response:
     rows = [{"login": a.login, "name": a.name, "scores": scores.get(a.login, {}), "attempts": tries.get(a.login, {})}
             for a in accounts[:MAX_LISTED]]
     return render(request, "instructor/students.html", account=who.account, csrf=csrf, rows=rows, q=q,
-                  truncated=len(accounts) > MAX_LISTED, assignments=list(service.policy.assignments))
+                  truncated=len(accounts) > MAX_LISTED, assignments=service.policy.gradable)
 
 
 def _student_context(service: Service, login: str, viewer) -> dict[str, Any]:

@@ -179,7 +179,7 @@ def _launch(request: Request, form: dict[str, str], browser: str | None) -> Resp
         raise LaunchRefused("你在课程平台上这门课中的角色（例如旁听者、观察者）不能使用本服务；如有疑问请联系任课教师", 403)
     if verified.message_type == launch.DEEP_LINKING:
         return _deep_linking_page(request, service, verified, browser)
-    outcome = enroll.sign_in(service.db, verified, found, list(service.policy.assignments))
+    outcome = enroll.sign_in(service.db, verified, found, service.policy.gradable)
     if isinstance(outcome, enroll.NeedsCode):
         return _link_page(request, service, verified, tickets.hold(site.db, PendingKind.LINK_ACCOUNT, verified, browser),
                           hint=outcome.hint)
@@ -188,11 +188,12 @@ def _launch(request: Request, form: dict[str, str], browser: str | None) -> Resp
 
 def _landing(request: Request, service: Service, account, verified: Launch, browser: str | None) -> Response:
     """The page after a launch: at once to the course (top level), or a button to open it in a new window (frame)."""
-    assignment = enroll.assignment_of(verified, list(service.policy.assignments))
+    assignment = enroll.assignment_of(verified, service.policy.gradable)
+    kind = "quizzes" if assignment in service.policy.quizzes else "assignments"
     if account.is_staff:
-        target = f"instructor/assignments/{assignment}" if assignment else "instructor/"
+        target = f"instructor/{kind}/{assignment}" if assignment else "instructor/"
     else:
-        target = f"assignments/{assignment}" if assignment else ""
+        target = f"{kind}/{assignment}" if assignment else ""
     ticket = tickets.handoff(site_of(request).db, service.course.id, account.id, target, browser)
     enter_url = f"{root_of(request)}lti/enter?{urlencode({'t': ticket})}"
     in_frame = framed(request)
@@ -308,7 +309,7 @@ def _link(request: Request, form: dict[str, str]) -> Response:
     ticket, browser = form.get("ticket", ""), _browser(request)
     verified = tickets.held(site.db, ticket, PendingKind.LINK_ACCOUNT, browser, use=False)
     service, found = _course_of(request, verified)
-    assignments = list(service.policy.assignments)
+    assignments = service.policy.gradable
     if form.get("choice") == "new":
         account = enroll.sign_in(service.db, verified, found, assignments, new_account=True)
     else:
@@ -340,7 +341,7 @@ def _deep_linking_page(request: Request, service: Service, verified: Launch, bro
     deeplink.check_accepts(verified)
     deeplink.check_data(verified)
     ticket = tickets.hold(site_of(request).db, PendingKind.DEEP_LINK, verified, browser)
-    items = [{"name": n, "title": service.titles.get(n, n), "max_score": max_score(n)} for n in service.policy.assignments]
+    items = [{"name": n, "title": service.titles.get(n, n), "max_score": max_score(service, n)} for n in service.policy.gradable]
     return page(request, "lti/deeplink.html", frame=verified.platform.origins(), ticket=ticket, assignments=items,
                 course=service.course, hub_links=_hub_links(request, service, verified.deep_linking.get("accept_types")))
 
@@ -361,14 +362,14 @@ def _deep_link_choice(request: Request, form: dict[str, str]) -> Response:
     name = form.get("assignment", "")
     offered = _hub_links(request, service, verified.deep_linking.get("accept_types"))
     linked = next((c for c in offered if c["value"] == name), None)  # a JupyterHub link
-    if linked is None and name not in service.policy.assignments:
+    if linked is None and name not in service.policy.gradable:
         raise LaunchRefused(f"课程 {service.course.title} 没有作业 {name[:100]}")
     if linked is None:  # a plain link has no launch and no gradebook column: the assignment is not linked here
         with service.db.write() as con:
             enroll.mark_linked(con, verified.platform.id, verified.context_id, name, service.now())
     title = linked["title"] if linked else service.titles.get(name, name)
     item = deeplink.link_item(linked["url"], f"{title}（在 JupyterHub 中打开）") if linked \
-        else deeplink.assignment_item(site.public_url + "/lti/launch", name, title, max_score(name))
+        else deeplink.assignment_item(site.public_url + "/lti/launch", name, title, max_score(service, name))
     token = deeplink.response_jwt(tool_of(request).keys, verified, [item])
     url = deeplink.return_url(verified)
     return page(request, "lti/deeplink_return.html", frame=verified.platform.origins(), forms=[_origin(url)],
@@ -405,8 +406,10 @@ ROUTES = [
 ]
 
 
-def max_score(assignment: str) -> float:
-    """The assignment's maximum score (the sum of its cases' points)."""
+def max_score(service: Service, assignment: str) -> float:
+    """The maximum score of an assignment (the sum of its cases' points) or a quiz (of its questions')."""
+    if assignment in service.policy.quizzes:
+        return service.policy.quizzes[assignment].max_score
     return float(all_assignments()[assignment].max_score())
 
 

@@ -94,8 +94,9 @@ def home(request: Request) -> Response:
         return redirect(request, "instructor/")
     t = service.now()
     views = [service.submissions.view(who.account.login, n, t) for n in service.policy.assignments]
+    quiz_cards = [service.quizzes.card(who.account.login, n) for n in service.policy.quizzes]
     return render(request, "course.html", account=who.account, csrf=auth.csrf_token(request, who), views=views,
-                  now=datetime.fromtimestamp(t, timezone.utc), hub=_takes_hub_users(request))
+                  now=datetime.fromtimestamp(t, timezone.utc), hub=_takes_hub_users(request), quiz_cards=quiz_cards)
 
 
 def _assignment(request: Request) -> str:
@@ -134,6 +135,19 @@ def notebook(request: Request) -> Response:
     return FileResponse(path, media_type="application/x-ipynb+json", filename=f"{nb}.ipynb", headers=page_headers())
 
 
+def _quiz_attempt(request: Request) -> Response | None:
+    """A quiz attempt's submission (the LMS's grade comment links here): to its page, the student's or the staff's."""
+    service = auth.service_of(request)
+    who = auth.page_caller(request)
+    row = service.submissions.get(who.account, request.path_params["id"])  # 404 for another student's
+    attempt = service.quizzes.of_submission(row.id) if row.assignment in service.policy.quizzes else None
+    if attempt is None:
+        return None
+    if who.account.is_staff:
+        return redirect(request, f"instructor/quizzes/{attempt.quiz}/students/{attempt.student_id}")
+    return redirect(request, f"quizzes/{attempt.quiz}/attempts/{attempt.number}")
+
+
 def _one(request: Request) -> tuple[auth.Caller, Attempt]:
     submissions = auth.service_of(request).submissions
     who = auth.page_caller(request)
@@ -145,6 +159,9 @@ def _one(request: Request) -> tuple[auth.Caller, Attempt]:
 
 
 def submission(request: Request) -> Response:
+    quiz = _quiz_attempt(request)
+    if quiz is not None:
+        return quiz
     who, a = _one(request)
     return render(request, "submission.html", account=who.account, csrf=auth.csrf_token(request, who), a=a,
                   title=auth.service_of(request).submissions.title(a.assignment))

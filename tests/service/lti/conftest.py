@@ -53,19 +53,21 @@ class Tool:
     site: Site
 
 
-def make_tool(tmp: Path, url: str | None = None) -> Tool:
-    """The tool over a SQLite database in ``tmp`` (or the database at ``url``)."""
+def make_tool(tmp: Path, url: str | None = None, config: dict | None = None) -> Tool:
+    """The tool over a SQLite database in ``tmp`` (or the database at ``url``); ``config``: its ``course.yml`` (default:
+    every assignment open, no quiz)."""
     data = tmp / "data"
     data.mkdir()
     db = Database(url or f"sqlite:///{data / 'gradebook.db'}")
     prepare(db)
     prepare(db, "site")
     known = all_assignments()
-    policy = parse_policy({"assignments": {n: {} for n in known}}, list(known))
+    policy = parse_policy(config or {"assignments": {n: {} for n in known}}, list(known))
     sources = {n: REPO / "solutions" / n / f"{a.notebook}.ipynb" for n, a in known.items()}
     rules = {n: notebook_rules(a, sources[n], sources) for n, a in known.items()}
     secret = sessions.load_secret(data / "secret.key")
-    service = Service(db, policy, data, sessions.Signer(secret, scope=COURSE), rules, {n: a.title for n, a in known.items()})
+    titles = {**{n: a.title for n, a in known.items()}, **{n: q.title for n, q in policy.quizzes.items()}}
+    service = Service(db, policy, data, sessions.Signer(secret, scope=COURSE), rules, titles)
     site = Site(db, data, TOOL, {COURSE: service}, secret)
     client = TestClient(make_app(site), base_url=TOOL, follow_redirects=False)
     return Tool(service, client, db, data, site)
