@@ -19,7 +19,7 @@ from .lms_downloads import (A1, A2, NB1, solution, symlink, untouched, write_fil
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 AUTOGRADER = str(REPO / ".venv" / "bin" / "autograder")
-FULL = 54.0
+FULL = 56.0
 
 
 def grade(subs: Path, out: Path, *extra: str, also: tuple[str, ...] = ()) -> subprocess.CompletedProcess:

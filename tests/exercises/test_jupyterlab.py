@@ -158,4 +158,4 @@ def test_notebook_habits_written_in_jupyterlab_keep_full_marks(graded_batch):
     assert result["score"] == result["max_score"], [c["reason"] for c in result["cases"] if not c["passed"]][:5]
     assert len(result["notes"]) == 1 and "导入了 sklearn.metrics" in result["notes"][0]
     assert sorted((r["student_id"], float(r["score"])) for r in rows if r["assignment"] == ASSIGNMENT) == \
-        [("s001", 54.0), ("s002", 54.0)]
+        [("s001", 56.0), ("s002", 56.0)]
