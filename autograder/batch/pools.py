@@ -37,6 +37,7 @@ from .jobs import Job, JobError, grade_job, worker_init
 Event = tuple[Job, "dict | None", "str | None"]
 Work = Callable[[dict], dict]  # called with Job.to_json(); returns JSON data
 IDLE = Job("", "", "")  # yielded by an endless source: nothing to grade now, ask again soon (compared by identity)
+AUTOGRADER_OFF = frozenset(os.environ.get("AUTOGRADER_OFF", "").split(","))  # bench/bench_mechanisms.py: mechanisms switched off
 IDLE_POLL = 0.2  # seconds a pool waits for finished jobs before it asks an idle source again
 
 
@@ -111,6 +112,8 @@ def local_context() -> multiprocessing.context.BaseContext:
 
 def start_local_workers_early() -> None:
     """Start the fork server now (it imports the engine, ~0.35 s) while the caller prepares the first jobs."""
+    if "forkserver" in AUTOGRADER_OFF:
+        return
     local_context()
     from multiprocessing import forkserver
 
@@ -172,8 +175,8 @@ class LocalPool:
 
     def _pool(self) -> ProcessPoolExecutor:
         # a new gate for every executor: a worker killed during a job never gave its place back
-        ctx = local_context() if self.fork_server else multiprocessing.get_context("spawn")
-        self.gate = admission.CpuGate(self.workers, ctx=ctx) if self.extra else None
+        ctx = local_context() if self.fork_server and "forkserver" not in AUTOGRADER_OFF else multiprocessing.get_context("spawn")
+        self.gate = admission.CpuGate(self.workers, ctx=ctx) if self.extra and "gate" not in AUTOGRADER_OFF else None
         self._begun = ctx.Array("b", 2 * self.window, lock=False)  # one flag per head-start job (at most 2 x window)
         return ProcessPoolExecutor(max_workers=self.workers + self.extra, mp_context=ctx, initializer=_worker_init,
                                    initargs=(self.gate, self.sandbox_checked, dict(os.environ), self._begun))

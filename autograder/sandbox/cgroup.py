@@ -12,6 +12,7 @@ from pathlib import Path
 from . import delegation
 
 _SWEPT: set[Path] = set()
+AUTOGRADER_OFF = frozenset(os.environ.get("AUTOGRADER_OFF", "").split(","))  # bench/bench_mechanisms.py: mechanisms switched off
 STALE_CGROUP_SECONDS = 3600.0
 
 
@@ -218,6 +219,8 @@ def prearm() -> None:
     move then waits as before.  Returns at once; one write at a time per process (asking again while one is
     under way: its grace period serves the next move too).
     """
+    if "prearm" in AUTOGRADER_OFF:
+        return
     with _ARM:
         if _ARM_STATE["busy"]:
             return
