@@ -29,6 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..model import MAX_NOTEBOOK_BYTES
+from ..sandbox.command import UNAVAILABLE_MODULES
 
 MAX_JSON_OBJECTS = 100_000  # an honest notebook, figures and all, has a few thousand
 MAX_ANALYSED_CELL = 64 << 10  # characters of a cell that the trusted side parses (IPython transform, import rule)
@@ -207,9 +208,6 @@ def prepare(source_path: Path, submission_path: Path) -> PreparedNotebook:
         cells_to_run.append((i, code))
     out.cells = cells_to_run
     return out
-
-
-UNAVAILABLE_MODULES = ("sklearn", "scipy", "autograder")
 
 
 def _unavailable(module: str | None) -> bool:
