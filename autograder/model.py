@@ -167,7 +167,7 @@ class CaseRecord:
     def from_json(cls, data: dict) -> "CaseRecord":
         w = "case"
         result = CaseResult(_take(data, "passed", bool, w), **{k: _take(data, k, str, w) for k in _CASE_TEXT})
-        voided = _take(data, "voided", bool, w) if "voided" in data else False  # results stored before the field
+        voided = _take(data, "voided", bool, w) if "voided" in data else False  # a result without the field
         return cls(_take(data, "id", str, w), _take(data, "cell", str, w), _take(data, "points", (int, float), w),
                    _take(data, "function", str, w), _take(data, "description", str, w), _take(data, "hidden", bool, w),
                    result, voided)
@@ -251,9 +251,28 @@ class CellError:
                    _take(data, "traceback", str, "cell_error"))
 
 
+def _bounded_notes(notes: list[str]) -> list[str]:
+    """``notes`` clipped, at most :data:`MAX_NOTES` of them, the last one then saying how many were left out."""
+    notes = [clip(n, TEXT_LIMITS["note"]) for n in notes]
+    if len(notes) > MAX_NOTES:
+        notes = notes[: MAX_NOTES - 1] + [f"……另有 {len(notes) - MAX_NOTES + 1} 条说明未显示"]
+    return notes
+
+
+def _strings(values: list, what: str) -> list[str]:
+    if not all(isinstance(v, str) for v in values):
+        raise ResultFormatError(f"{what}: expected strings")
+    return values
+
+
 @dataclass
 class SubmissionResult:
-    """Everything recorded for one student and assignment."""
+    """Everything recorded for one student and assignment.
+
+    ``notes`` are about the submitted notebook itself (how it was read, which cells ran); ``run_notes`` about
+    running the student's code against the cases (restarts, cells skipped after they crashed, the time budget):
+    they depend on the hidden inputs, so a feedback policy that hides those inputs shows no ``run_notes``.
+    """
 
     student: str
     assignment: str
@@ -266,12 +285,11 @@ class SubmissionResult:
     seconds: float = 0.0
     fingerprint: str = ""
     diagnoses: list[Diagnosis] = field(default_factory=list)
+    run_notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        notes = [clip(n, TEXT_LIMITS["note"]) for n in self.notes]
-        if len(notes) > MAX_NOTES:  # keeps MAX_NOTES notes, the last one saying how many were left out
-            notes = notes[: MAX_NOTES - 1] + [f"……另有 {len(notes) - MAX_NOTES + 1} 条说明未显示"]
-        self.notes = notes
+        self.notes = _bounded_notes(self.notes)
+        self.run_notes = _bounded_notes(self.run_notes)
         self.cell_errors = self.cell_errors[:MAX_CELL_ERRORS]
         self.diagnoses = self.diagnoses[:MAX_DIAGNOSES]
 
@@ -280,23 +298,23 @@ class SubmissionResult:
                 "max_score": self.max_score, "cells": {k: v.to_json() for k, v in self.cells.items()},
                 "cases": [c.to_json() for c in self.cases], "notes": list(self.notes),
                 "cell_errors": [e.to_json() for e in self.cell_errors], "seconds": self.seconds,
-                "fingerprint": self.fingerprint, "diagnoses": [d.to_json() for d in self.diagnoses]}
+                "fingerprint": self.fingerprint, "diagnoses": [d.to_json() for d in self.diagnoses],
+                "run_notes": list(self.run_notes)}
 
     @classmethod
     def from_json(cls, data: dict) -> "SubmissionResult":
         w = "result"
         cells = _take(data, "cells", dict, w)
-        notes = _take(data, "notes", list, w)
-        if not all(isinstance(n, str) for n in notes):
-            raise ResultFormatError("result.notes: expected strings")
-        diagnoses = _take(data, "diagnoses", list, w) if "diagnoses" in data else []  # results stored before the field
+        notes = _strings(_take(data, "notes", list, w), "result.notes")
+        run_notes = _strings(_take(data, "run_notes", list, w), "result.run_notes") if "run_notes" in data else []
+        diagnoses = _take(data, "diagnoses", list, w) if "diagnoses" in data else []  # a result without the field
         return cls(_take(data, "student", str, w), _take(data, "assignment", str, w),
                    _take(data, "score", (int, float), w), _take(data, "max_score", (int, float), w),
                    {str(k): CellScore.from_json(v) for k, v in cells.items()},
                    [CaseRecord.from_json(c) for c in _take(data, "cases", list, w)], notes,
                    [CellError.from_json(e) for e in _take(data, "cell_errors", list, w)],
                    _take(data, "seconds", (int, float), w), _take(data, "fingerprint", str, w),
-                   [Diagnosis.from_json(d) for d in diagnoses[:MAX_DIAGNOSES]])
+                   [Diagnosis.from_json(d) for d in diagnoses[:MAX_DIAGNOSES]], run_notes)
 
     def failed_cases(self) -> list[CaseRecord]:
         return [c for c in self.cases if not c.passed]

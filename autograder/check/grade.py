@@ -52,7 +52,8 @@ def _grade(assignment: Assignment, source: Path, submission: Path | None, studen
     deadline = t0 + limits.submission_timeout
     results: dict[str, CaseResult] = {}
     observed: dict[str, list[Observed]] = {}
-    notes: list[str] = []
+    notes: list[str] = []  # about the notebook
+    run_notes: list[str] = []  # about running it against the cases (SubmissionResult.run_notes)
     cell_errors: list[CellError] = []
     start_seconds = 0.0
     if submission is None:
@@ -84,18 +85,18 @@ def _grade(assignment: Assignment, source: Path, submission: Path | None, studen
                     session.close()
                 report, start_seconds, out_of_time = session.report, session.start_seconds, session.report.out_of_time
             if report is not None:
-                notes += _setup_notes(report, cell_errors)
+                run_notes += _setup_notes(report, cell_errors)
             if out_of_time:
-                notes.append(f"这份提交的评分总时间超过上限（{limits.submission_timeout:g} 秒，多为反复超时的单元或调用），"
+                run_notes.append(f"这份提交的评分总时间超过上限（{limits.submission_timeout:g} 秒，多为反复超时的单元或调用），"
                              "其余用例未能运行，计 0 分。")
     voided = _gate_validation(assignment, results)
     try:
         diagnoses = diagnose(assignment, results, observed) if observed else []
     except Exception:  # noqa: BLE001 - naming a mistake is advice: a fault there must not cost the grade
         diagnoses = []
-        notes.append("评分程序未能分析这次提交的错误属于哪一类（不影响得分）。")
-    return (_scored(assignment, student, results, notes, cell_errors, time.monotonic() - t0, voided, diagnoses),
-            start_seconds)
+        run_notes.append("评分程序未能分析这次提交的错误属于哪一类（不影响得分）。")
+    return (_scored(assignment, student, results, notes, cell_errors, time.monotonic() - t0, voided, diagnoses,
+                    run_notes), start_seconds)
 
 
 def _gate_validation(assignment: Assignment, results: dict[str, CaseResult]) -> set[str]:
@@ -125,7 +126,8 @@ def _gate_validation(assignment: Assignment, results: dict[str, CaseResult]) -> 
 
 
 def _setup_notes(report: SetupReport, cell_errors: list[CellError]) -> list[str]:
-    """Feedback notes about running the cells; appends each cell's error to ``cell_errors``."""
+    """Feedback notes about running the cells (restarts and skipped cells follow from the cases that crashed or
+    hung the process: run notes); appends each cell's error to ``cell_errors``."""
     notes = []
     for idx, err in sorted(report.cell_errors.items()):
         cell_errors.append(CellError(idx, str(err.get("type")), str(err.get("tb", ""))[-2000:]))
@@ -141,7 +143,7 @@ def _setup_notes(report: SetupReport, cell_errors: list[CellError]) -> list[str]
 
 def _scored(assignment: Assignment, student: str, results: dict[str, CaseResult], notes: list[str],
             cell_errors: list[CellError], seconds: float, voided: set[str] = frozenset(),
-            diagnoses: list[Diagnosis] | None = None) -> SubmissionResult:
+            diagnoses: list[Diagnosis] | None = None, run_notes: list[str] | None = None) -> SubmissionResult:
     cells: dict[str, CellScore] = {}
     records = []
     for case in assignment.cases:
@@ -153,4 +155,4 @@ def _scored(assignment: Assignment, student: str, results: dict[str, CaseResult]
                                   not case.cell.endswith("_visible"), r, case.id in voided))
     score = sum(c.score for c in cells.values())
     return SubmissionResult(student, assignment.name, score, float(assignment.max_score()), cells, records, notes,
-                            cell_errors, round(seconds, 3), diagnoses=list(diagnoses or []))
+                            cell_errors, round(seconds, 3), diagnoses=list(diagnoses or []), run_notes=list(run_notes or []))
