@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-__all__ = ["Limits", "Outcome", "SetupReport", "CaseResult", "CaseRecord", "CellScore", "CellError",
+__all__ = ["Limits", "SandboxSettings", "Outcome", "SetupReport", "CaseResult", "CaseRecord", "CellScore", "CellError",
            "Diagnosis", "SubmissionResult", "ResultFormatError", "MAX_NOTEBOOK_BYTES", "TEXT_LIMITS", "MAX_NOTES", "MAX_CELL_ERRORS", "clip"]
 
 # Sizes of what a result stores and the feedback shows (characters); longer text is cut with a mark.
@@ -90,6 +90,37 @@ class Limits:
         if unknown:
             raise ResultFormatError(f"Limits: unknown fields {sorted(unknown)}")
         return cls(**{f.name: _take(data, f.name, (int, float), "Limits") for f in fields(cls) if f.name in data})
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """Whether and where student code is isolated: decided once by the grading command from its options and carried
+    by every job to the process that starts the sandboxes (nothing reaches a worker through its environment).
+
+    ``cgroup_parent`` is a cgroup path as ``/proc/self/cgroup`` writes it (``--cgroup-parent``; None: the machine's
+    default, :func:`autograder.sandbox.delegation.parents`); ``user`` the account a grader running as root starts
+    its sandboxes as (``--sandbox-user``; None: ``nobody``, :mod:`autograder.sandbox.account`).
+    """
+
+    enabled: bool = True  # False only with --no-sandbox: student code runs unisolated (debugging)
+    cgroup_parent: str | None = None
+    user: str | None = None
+
+    @classmethod
+    def of(cls, value: "SandboxSettings | bool") -> "SandboxSettings":
+        """``value`` itself, or for a bool this machine's defaults with (True) or without (False) isolation."""
+        return value if isinstance(value, SandboxSettings) else cls(enabled=bool(value))
+
+    def to_json(self) -> dict[str, bool | str | None]:
+        return {"enabled": self.enabled, "cgroup_parent": self.cgroup_parent, "user": self.user}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "SandboxSettings":
+        w = "SandboxSettings"
+        if not isinstance(data, dict) or set(data) != {"enabled", "cgroup_parent", "user"}:
+            raise ResultFormatError(f"{w}: expected the fields enabled, cgroup_parent, user")
+        optional = {k: None if data[k] is None else _take(data, k, str, w) for k in ("cgroup_parent", "user")}
+        return cls(_take(data, "enabled", bool, w), **optional)
 
 
 @dataclass

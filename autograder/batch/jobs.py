@@ -36,7 +36,7 @@ from pathlib import Path
 from multiprocessing import util
 from typing import Any
 
-from ..model import Limits
+from ..model import Limits, SandboxSettings
 from ..sandbox import SandboxBroken, cell_time, self_test, warm
 
 
@@ -44,7 +44,10 @@ class JobError(RuntimeError):
     """Grading infrastructure failed for this job (not the student's fault); the job may be retried."""
 
 
-_SANDBOX_CHECKED: str | None | bool = False
+# This worker's machine and its sandbox: tested yet (before the first job, or by the grading run that started this
+# worker), and why it cannot isolate (None: it can)
+_SANDBOX_TESTED = False
+_SANDBOX_REFUSAL: str | None = None
 _SWEPT = False
 JOB_PREFIX = "autograder-job-"
 LOCK_NAME = ".lock"
@@ -80,8 +83,8 @@ def sandbox_checked_by_run() -> None:
     """In a local worker: the grading run that started this process tests the sandbox on this machine itself,
     once, and records no result before that test passed; the worker does not repeat it before its first job.
     (A Dask worker, possibly on another machine, tests its own: :func:`grade_job`.)"""
-    global _SANDBOX_CHECKED
-    _SANDBOX_CHECKED = None
+    global _SANDBOX_TESTED
+    _SANDBOX_TESTED = True
 
 
 def _end_with(sentinel: int) -> None:
@@ -96,7 +99,8 @@ def _end_with(sentinel: int) -> None:
 class Job:
     """One submission to grade, with everything a worker needs.
 
-    ``tag`` is the caller's own reference (the service's submission id); workers never read it.
+    ``tag`` is the caller's own reference (the service's submission id); workers never read it.  ``sandbox`` given as
+    a bool stands for this machine's defaults (:meth:`SandboxSettings.of <autograder.model.SandboxSettings.of>`).
     """
 
     student: str
@@ -105,10 +109,13 @@ class Job:
     notebook: str = ""  # the notebook's name in the assignment
     submission: bytes | None = None  # None: nothing was submitted (graded 0 with a reason)
     source: bytes = b""  # the instructor's source notebook
-    sandbox: bool = True
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     limits: Limits = field(default_factory=Limits)
     scratch: str | None = None
     tag: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sandbox", SandboxSettings.of(self.sandbox))
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -124,18 +131,20 @@ class Job:
         b64 = lambda b: None if b is None else base64.b64encode(b).decode("ascii")  # noqa: E731
         return {"student": self.student, "assignment": self.assignment, "fingerprint": self.fingerprint,
                 "notebook": self.notebook, "submission": b64(self.submission), "source": b64(self.source),
-                "sandbox": self.sandbox, "limits": self.limits.to_json(), "scratch": self.scratch, "tag": self.tag}
+                "sandbox": self.sandbox.to_json(), "limits": self.limits.to_json(), "scratch": self.scratch, "tag": self.tag}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Job":
         unb64 = lambda t: None if t is None else base64.b64decode(t)  # noqa: E731
         return cls(data["student"], data["assignment"], data["fingerprint"], data["notebook"], unb64(data["submission"]),
-                   unb64(data["source"]) or b"", bool(data["sandbox"]), Limits.from_json(data["limits"]), data["scratch"],
+                   unb64(data["source"]) or b"", SandboxSettings.from_json(data["sandbox"]), Limits.from_json(data["limits"]),
+                   data["scratch"],
                    data.get("tag", ""))
 
 
 def make_job(student: str, assignment: str, notebook_name: str, submission: Path | None, source: Path,
-             fingerprint: str, *, sandbox: bool, limits: Limits, scratch: str | None = None, tag: str = "") -> Job:
+             fingerprint: str, *, sandbox: SandboxSettings | bool, limits: Limits, scratch: str | None = None,
+             tag: str = "") -> Job:
     """Read the files once, in the trusted parent, and pack everything a worker needs."""
     return Job(student, assignment, fingerprint, notebook_name, submission.read_bytes() if submission is not None else None,
                source.read_bytes(), sandbox, limits, scratch, tag)
@@ -144,16 +153,16 @@ def make_job(student: str, assignment: str, notebook_name: str, submission: Path
 def grade_job(data: dict) -> dict:
     """Grade one job (:meth:`Job.to_json`); raises :class:`JobError` only when the infrastructure (not the student)
     failed."""
-    global _SANDBOX_CHECKED, _SWEPT
+    global _SANDBOX_TESTED, _SANDBOX_REFUSAL, _SWEPT
     from ..check import all_assignments, grade_with_timing  # here: a fresh worker pays for the import once, in the job
 
     t_begin = time.monotonic()
     job = Job.from_json(data)
-    if job.sandbox:
-        if _SANDBOX_CHECKED is False:  # its zygote, started with this job's limits, grades the job
-            _SANDBOX_CHECKED = self_test(job.limits)
-        if _SANDBOX_CHECKED:
-            raise JobError(f"工作节点 {socket.gethostname()} 无法使用沙箱：{_SANDBOX_CHECKED}")
+    if job.sandbox.enabled:
+        if not _SANDBOX_TESTED:  # its zygote, started with this job's limits and settings, grades the job
+            _SANDBOX_TESTED, _SANDBOX_REFUSAL = True, self_test(job.limits, job.sandbox)
+        if _SANDBOX_REFUSAL:
+            raise JobError(f"工作节点 {socket.gethostname()} 无法使用沙箱：{_SANDBOX_REFUSAL}")
     assignment = all_assignments()[job.assignment]
     limits = job.limits
     if not _SWEPT:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..model import CaseRecord, CaseResult, CellError, CellScore, Diagnosis, Limits, SetupReport, SubmissionResult, clip
+from ..model import (CaseRecord, CaseResult, CellError, CellScore, Diagnosis, Limits, SandboxSettings, SetupReport,
+                     SubmissionResult, clip)
 from ..sandbox import SandboxBroken, Session
 from .cases import run_case_observed
 from .diagnose import Observed, diagnose
@@ -17,13 +18,13 @@ from .specs import Assignment
 
 
 def grade_notebook(assignment: Assignment, source: Path, submission: Path | None, student: str, *,
-                   sandbox: bool = True, limits: Limits | None = None) -> SubmissionResult:
+                   sandbox: SandboxSettings | bool = True, limits: Limits | None = None) -> SubmissionResult:
     """Grade ``submission`` (None when the student submitted nothing for this assignment)."""
     return grade_with_timing(assignment, source, submission, student, sandbox=sandbox, limits=limits)[0]
 
 
 def grade_with_timing(assignment: Assignment, source: Path, submission: Path | None, student: str, *,
-                      sandbox: bool = True, limits: Limits | None = None) -> tuple[SubmissionResult, float]:
+                      sandbox: SandboxSettings | bool = True, limits: Limits | None = None) -> tuple[SubmissionResult, float]:
     """:func:`grade_notebook`, and the seconds spent starting sandboxes and running the notebook's cells.
 
     A submission the trusted side cannot handle (a bug, or input that breaks a check) still gets a
@@ -33,7 +34,8 @@ def grade_with_timing(assignment: Assignment, source: Path, submission: Path | N
     """
     t0 = time.monotonic()
     try:
-        return _grade(assignment, source, submission, student, sandbox=sandbox, limits=limits or Limits(), t0=t0)
+        return _grade(assignment, source, submission, student, sandbox=SandboxSettings.of(sandbox), limits=limits or Limits(),
+                      t0=t0)
     except (SandboxBroken, SystemError):
         raise  # the machine or the interpreter, not the student: retried, never a grade
     except Exception as exc:  # noqa: BLE001 - recorded as this submission's outcome, never the batch's
@@ -47,7 +49,7 @@ def unjudged(assignment: Assignment, student: str, why: str, seconds: float = 0.
     return _scored(assignment, student, results, [why], [], seconds)
 
 
-def _grade(assignment: Assignment, source: Path, submission: Path | None, student: str, *, sandbox: bool,
+def _grade(assignment: Assignment, source: Path, submission: Path | None, student: str, *, sandbox: SandboxSettings,
            limits: Limits, t0: float) -> tuple[SubmissionResult, float]:
     deadline = t0 + limits.submission_timeout
     results: dict[str, CaseResult] = {}

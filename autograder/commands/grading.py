@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol
 
-from ..model import Limits
+from ..model import Limits, SandboxSettings
 
 if TYPE_CHECKING:
     from ..batch import pools
@@ -97,7 +97,7 @@ class Grading:
 
     solutions: Path
     sources: dict[str, Path]  # assignment -> the instructor's source notebook
-    sandbox: bool
+    sandbox: SandboxSettings  # carried by every job
     limits: Limits
     scheduler: str | None
     jobs: int
@@ -156,21 +156,24 @@ def grading_setup(args: argparse.Namespace, assignments: dict[str, Assignment], 
     for src in sources.values():
         if not src.is_file():
             raise error(f"找不到教师源 {src}")
-    sandbox = not args.no_sandbox
+    # a cluster's workers find their own cgroup parent and account, and check their own sandbox
+    local = not args.scheduler
+    sandbox = SandboxSettings(not args.no_sandbox, args.cgroup_parent if local else None,
+                              args.sandbox_user if local else None)
     held = check = None
-    if sandbox and not args.scheduler:  # a cluster's workers check their own
+    if sandbox.enabled and local:
         try:  # which limits hold here, and how
-            held = enforcement.prepare(args.cgroup_parent, args.sandbox_user)
+            held = enforcement.prepare(sandbox.cgroup_parent, sandbox.user)
         except enforcement.SetupError as exc:
             raise error(str(exc)) from None
         log(f"autograder: {held.describe(Limits(memory_bytes=args.memory_mib << 20))}")
         if background:
-            check = Background(self_test, "sandbox-self-test")
+            check = Background(lambda: self_test(settings=sandbox), "sandbox-self-test")
         else:
-            why = self_test()
+            why = self_test(settings=sandbox)
             if why:
                 raise error(f"{why}{REFUSED}")
-    elif not sandbox:
+    elif not sandbox.enabled:
         log("autograder: 警告：--no-sandbox，学生代码不经隔离运行")
     limits = Limits(call_timeout=args.call_timeout, memory_bytes=args.memory_mib << 20,
                     submission_timeout=args.submission_timeout)

@@ -173,12 +173,13 @@ def test_a_worker_whose_grader_died_while_it_started_leaves(tmp_path):
 
 
 def test_a_job_crosses_to_a_worker_as_explicit_json():
-    """Bytes in base64, limits by their own JSON: what arrives is the job that was sent, and the JSON is plain data."""
+    """Bytes in base64, limits and sandbox settings by their own JSON: what arrives is the job that was sent, and the
+    JSON is plain data."""
     import json
 
-    from autograder.model import Limits
+    from autograder.model import Limits, SandboxSettings
 
-    job = Job("s1", "a", "fp", "nb", b"\x00\xffnotebook", b"source", sandbox=False,
+    job = Job("s1", "a", "fp", "nb", b"\x00\xffnotebook", b"source", sandbox=SandboxSettings(False, "/autograder@x", "grader"),
               limits=Limits(call_timeout=2.5, memory_bytes=1 << 28, submission_timeout=60), scratch="/tmp/x", tag="sid")
     data = json.loads(json.dumps(job.to_json()))
     assert Job.from_json(data) == job and data["submission"] == "AP9ub3RlYm9vaw=="

@@ -475,7 +475,7 @@ def test_a_child_that_cannot_isolate_itself_stops_grading(monkeypatch, tmp_path)
     a = "ps1_threshold_metrics"
     src = Path(__file__).resolve().parents[2] / "solutions" / a / "threshold_metrics.ipynb"
     job = jobs.make_job("s", a, "threshold_metrics", src, src, "fp", sandbox=True, limits=Limits())
-    monkeypatch.setattr(jobs, "_SANDBOX_CHECKED", None)
+    monkeypatch.setattr(jobs, "_SANDBOX_TESTED", True)
     with pytest.raises(jobs.JobError, match="无法隔离"):
         jobs.grade_job(job.to_json())
 
