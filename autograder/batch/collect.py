@@ -127,6 +127,11 @@ def _stem_key(name: str) -> str | None:
     return _COPY_SUFFIX.sub("", norm[:-6].strip()).strip().casefold()
 
 
+def is_late(submitted_at: datetime, deadline: datetime) -> bool:
+    """The lateness rule (batch and service alike): a submission is on time up to and including its deadline."""
+    return submitted_at > deadline
+
+
 def collect(root: Path, assignments: dict[str, Assignment], work: Path, *, selected: set[str] | None = None,
             regexp: str | None = None, due: dict[str, datetime] | None = None) -> Collection:
     """Every submission under ``root`` and every file that is not graded, with its reason.
@@ -175,7 +180,7 @@ def collect(root: Path, assignments: dict[str, Assignment], work: Path, *, selec
         sub = _latest(student, name, picks, assignments[name], not_graded)
         if sub is not None:
             if sub.late is None and due and name in due and sub.submitted_at is not None:
-                sub.late = sub.submitted_at > due[name]
+                sub.late = is_late(sub.submitted_at, due[name])
             subs.append(sub)
     return Collection(subs, not_graded)
 
