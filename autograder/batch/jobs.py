@@ -37,7 +37,7 @@ from multiprocessing import util
 from typing import Any
 
 from ..model import Limits, SandboxSettings
-from ..sandbox import SandboxBroken, cell_time, self_test, warm
+from ..sandbox import SandboxBroken, self_test, warm
 
 
 class JobError(RuntimeError):
@@ -188,7 +188,6 @@ def grade_job(data: dict) -> dict:
         except OSError as exc:
             raise JobError(_io_reason(exc, str(work.parent))) from None
         t0 = time.monotonic()
-        cells0 = cell_time()
         try:
             result, start = grade_with_timing(assignment, source, submission, job.student, sandbox=job.sandbox,
                                               limits=limits)
@@ -197,16 +196,13 @@ def grade_job(data: dict) -> dict:
         except SystemError as exc:  # the interpreter's own failure (e.g. a CPython ast bug in a worker thread)
             raise JobError(f"工作节点 {socket.gethostname()} 的 Python 解释器出错：{str(exc)[:200]}") from None
         total = time.monotonic() - t0
-        cells = [after - before for after, before in zip(cell_time(), cells0)]
     finally:
         shutil.rmtree(work, ignore_errors=True)
         os.close(lock)
     result.fingerprint = job.fingerprint
     return {"result": result.to_json(),
             "timing": {"setup": round(t0 - t_begin, 4), "process_start_and_cells": round(start, 4),
-                       "calls_and_checks": round(max(total - start, 0.0), 4), "grade": round(total, 4),
-                       # of process_start_and_cells: the student's cells, start to end (wall) and their CPU time
-                       "student_cells_wall": round(cells[0], 4), "student_cells_cpu": round(cells[1], 4)},
+                       "calls_and_checks": round(max(total - start, 0.0), 4), "grade": round(total, 4)},
             "worker": f"{socket.gethostname()}:{os.getpid()}",
             # when the job ran on this machine's monotonic clock (the command's clock too, for a local worker)
             "span": [round(t_begin, 4), round(time.monotonic(), 4)]}

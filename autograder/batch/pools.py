@@ -30,7 +30,6 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable, Iterator
 
-from . import admission
 from . import jobs
 from .jobs import Job, JobError, grade_job, worker_init
 
@@ -77,22 +76,6 @@ class RetryPolicy:
         return self._count(job) < self.attempts + 2
 
 
-ENV_EXTRA = "AUTOGRADER_EXTRA_WORKERS"  # extra worker processes of a local pool (default: see local_extra)
-
-
-def local_extra(workers: int) -> int:
-    """Extra worker processes of the grading command's local pool: ``AUTOGRADER_EXTRA_WORKERS`` if set (0:
-    exactly one process per job slot, as before admission; at most ``(MAX_FACTOR - 1) x workers``), else
-    ``workers`` (each extra worker costs its start and, once admitted, a zygote; two per slot were measured
-    no faster: docs/scaling.md, "Start order")."""
-    raw = os.environ.get(ENV_EXTRA, "").strip()
-    if not raw:
-        return max(1, workers)
-    if not raw.isdigit():
-        raise ValueError(f"{ENV_EXTRA}={raw!r} 不是非负整数")
-    return int(raw)
-
-
 # Local workers are forked from a "fork server" (multiprocessing's forkserver): a process started once per
 # grading process that imports the grading engine (NumPy included) before any worker exists, never grades and
 # holds no sandbox, student data or thread of the grader; each worker is a fork of it (~10 ms instead of a new
@@ -123,14 +106,12 @@ def start_local_workers_early() -> None:
 _begun_flags = None  # in a local worker: one flag per head-start job, set when a worker begins it (LocalPool._begun)
 
 
-def _worker_init(gate: admission.CpuGate | None, sandbox_checked: bool = False,
-                 environ: dict[str, str] | None = None, begun=None) -> None:
+def _worker_init(sandbox_checked: bool = False, environ: dict[str, str] | None = None, begun=None) -> None:
     global _begun_flags
     worker_init()
     if environ is not None:
         os.environ.clear()
         os.environ.update(environ)
-    admission.install(gate)
     if sandbox_checked:
         jobs.sandbox_checked_by_run()
     _begun_flags = begun
@@ -141,15 +122,12 @@ def _announced(work: Work, data: dict, slot: int) -> dict:
     it: the executor marks as running the jobs merely queued for its workers too), then runs as any other."""
     if _begun_flags is not None:
         _begun_flags[slot] = 1
-    return admission.admitted(work, data)
+    return work(data)
 
 
 class LocalPool:
-    """Process pool on this machine.
+    """Process pool on this machine: ``workers`` processes, one job each at a time.
 
-    ``workers`` jobs run at once; ``extra`` more worker processes start a job only while the pool leaves
-    CPU unused (its runs wait: a student's cell sleeps), admitted by one :class:`admission.CpuGate`
-    shared by the pool's workers (:mod:`.admission`).  ``extra=0``: exactly ``workers`` processes, no gate.
     ``sandbox_checked``: the caller's self-test found this machine's sandbox working (and it records no
     result before that test passed, :meth:`Grading.confirm <autograder.commands.grading.Grading.confirm>`),
     so the workers do not test it again (:func:`jobs.sandbox_checked_by_run`).  ``fork_server=False``: the
@@ -158,35 +136,28 @@ class LocalPool:
     """
 
     def __init__(self, workers: int, log: Callable[[str], None], attempts: int = 3, work: Work = grade_job,
-                 extra: int = 0, sandbox_checked: bool = False, fork_server: bool = True) -> None:
+                 sandbox_checked: bool = False, fork_server: bool = True) -> None:
         self.workers = max(1, workers)
-        self.extra = max(0, min(extra, (admission.MAX_FACTOR - 1) * self.workers))
         self.log = log
         self.attempts = attempts
         self.work = work  # a module-level function (it is pickled by name into the spawned workers)
-        self.window = 2 * (self.workers + self.extra) + 2
-        self.gate: admission.CpuGate | None = None  # of the current executor (a rebuilt pool gets a new one)
+        self.window = 2 * self.workers + 2
         self.sandbox_checked = sandbox_checked
         self.fork_server = fork_server
 
     def describe(self) -> str:
-        more = f"（另有 {self.extra} 个进程在评分任务等待、CPU 空闲时开始评分）" if self.extra else ""
-        return f"本机 {self.workers} 个评分工作进程{more}"
+        return f"本机 {self.workers} 个评分工作进程"
 
     def _pool(self) -> ProcessPoolExecutor:
-        # a new gate for every executor: a worker killed during a job never gave its place back
         ctx = local_context() if self.fork_server and "forkserver" not in AUTOGRADER_OFF else multiprocessing.get_context("spawn")
-        self.gate = admission.CpuGate(self.workers, ctx=ctx) if self.extra and "gate" not in AUTOGRADER_OFF else None
         self._begun = ctx.Array("b", 2 * self.window, lock=False)  # one flag per head-start job (at most 2 x window)
-        return ProcessPoolExecutor(max_workers=self.workers + self.extra, mp_context=ctx, initializer=_worker_init,
-                                   initargs=(self.gate, self.sandbox_checked, dict(os.environ), self._begun))
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
+                                   initargs=(self.sandbox_checked, dict(os.environ), self._begun))
 
     def _submit(self, pool: ProcessPoolExecutor, job: Job, slot: int | None = None):
         if slot is not None:  # a head-start job: it sets its flag when a worker begins it
             return pool.submit(_announced, self.work, job.to_json(), slot)
-        if self.gate is None:
-            return pool.submit(self.work, job.to_json())
-        return pool.submit(admission.admitted, self.work, job.to_json())
+        return pool.submit(self.work, job.to_json())
 
     def head_start(self, jobs: Iterable[Job]) -> None:
         """Start the first window of ``jobs`` now, before :meth:`run` knows which jobs are wanted.

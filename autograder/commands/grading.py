@@ -120,12 +120,14 @@ class Grading:
         """True once a background self-test has ended without finding a working sandbox (see :meth:`confirm`)."""
         return self.check is not None and self.check.done.is_set() and bool(self.check.result())
 
-    def pool(self, log: Log, work: Callable[[dict], dict] | None = None,
-             extra: int | None = None, fork_server: bool = True) -> pools.LocalPool | pools.DaskPool:
+    def pool(self, log: Log, work: Callable[[dict], dict] | None = None, extra: int = 0,
+             fork_server: bool = True) -> pools.LocalPool | pools.DaskPool:
         """The pool that runs ``work`` (default :func:`~autograder.batch.jobs.grade_job`) on each job: the Dask
-        cluster of ``--scheduler``, else local processes (``extra`` more behind the CPU-bound admission; None:
-        :func:`~autograder.batch.pools.local_extra`; forked from a fork server unless ``fork_server`` is
-        False, see :class:`~autograder.batch.pools.LocalPool`)."""
+        cluster of ``--scheduler``, else local processes (forked from a fork server unless ``fork_server`` is
+        False, see :class:`~autograder.batch.pools.LocalPool`).  ``extra`` must be 0: the service's call still
+        names it (a pool has one process per job slot)."""
+        if extra:
+            raise ValueError("a pool has no extra worker processes")
         from ..batch import pools
         from ..batch.jobs import grade_job
 
@@ -134,8 +136,8 @@ class Grading:
             return pools.DaskPool(self.scheduler, log, work=work)
         workers = self.jobs or os.cpu_count() or 1
         # this machine's sandbox is checked once for the run (grading_setup): its workers do not test it again
-        return pools.LocalPool(workers, log, work=work, extra=pools.local_extra(workers) if extra is None else extra,
-                               sandbox_checked=self.enforcement is not None, fork_server=fork_server)
+        return pools.LocalPool(workers, log, work=work, sandbox_checked=self.enforcement is not None,
+                               fork_server=fork_server)
 
     def describe(self) -> str:
         return f"Dask 集群 {self.scheduler}" if self.scheduler else f"本机 {self.jobs or os.cpu_count()} 个评分进程"
@@ -177,13 +179,6 @@ def grading_setup(args: argparse.Namespace, assignments: dict[str, Assignment], 
         log("autograder: 警告：--no-sandbox，学生代码不经隔离运行")
     limits = Limits(call_timeout=args.call_timeout, memory_bytes=args.memory_mib << 20,
                     submission_timeout=args.submission_timeout)
-    if not args.scheduler:
-        from ..batch import pools
-
-        try:
-            pools.local_extra(1)  # a malformed AUTOGRADER_EXTRA_WORKERS is refused here, before any grading
-        except ValueError as exc:
-            raise error(str(exc)) from None
     return Grading(solutions, sources, sandbox, limits, args.scheduler, args.jobs, args.scratch, args.db_wait, held, check)
 
 

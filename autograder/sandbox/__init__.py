@@ -19,6 +19,6 @@ This layer knows nothing of assignments, grades or gradebooks.
 """
 
 from .selftest import self_test
-from .session import SandboxBroken, Session, cell_time
+from .session import SandboxBroken, Session
 
-__all__ = ["Session", "SandboxBroken", "cell_time", "self_test"]
+__all__ = ["Session", "SandboxBroken", "self_test"]

@@ -32,7 +32,6 @@ read with bounds).
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -51,16 +50,6 @@ def _cell_error(error: object) -> dict[str, str]:
     if not isinstance(error, dict):
         return {"type": "?", "tb": ""}
     return {"type": str(error.get("type"))[:100], "tb": str(error.get("tb"))[:4000]}
-
-
-_cells = threading.local()
-
-
-def cell_time() -> tuple[float, float]:
-    """(wall, CPU) seconds the student cells of every session in this thread took so far, from each cell's start
-    to its end as the runner reported them; CPU time from the run's cgroup (wall clock where it is not accounted).
-    Read before and after grading a submission (the admission tests look at a run's own CPU time)."""
-    return getattr(_cells, "wall", 0.0), getattr(_cells, "cpu", 0.0)
 
 
 class SandboxBroken(RuntimeError):
@@ -217,15 +206,13 @@ class Session:
         deadline = min(time.monotonic() + self.limits.setup_timeout, self.deadline)
         order = [c["index"] for c in cells]
         position, current, first = 0, None, True
-        cell_deadline, cell_cpu, began = deadline, None, (0.0, None)
+        cell_deadline, cell_cpu = deadline, None
         while True:
             if current is None:
                 msg = self._recv(deadline)
             else:
                 msg = self._recv(min(deadline, cell_deadline + 2.0), None if cell_cpu is None else cell_cpu + 1.0)
             if isinstance(msg, str):
-                if current is not None:  # the cell that hung or crashed the run: its time was the student's
-                    self._cell_ended(began)
                 return msg, current
             op, index = msg.get("op"), msg.get("index")
             if first and op == "isolate_error":
@@ -236,23 +223,14 @@ class Session:
             if op == "cell_start" and current is None and type(index) is int and index == expected:
                 current = index
                 cell_deadline, cell_cpu = self._limits_for(self.limits.cell_timeout)
-                began = (time.monotonic(), self._cpu())
             elif op == "cell_done" and current is not None and type(index) is int and index == current:
                 if msg.get("error"):
                     self.report.cell_errors[current] = _cell_error(msg.get("error"))
                 current, position = None, position + 1
-                self._cell_ended(began)
             elif op == "ready" and current is None and position == len(order):
                 return None, None
             else:
                 return "protocol", current
-
-    def _cell_ended(self, began: tuple[float, float | None]) -> None:
-        """Add a student cell's wall and CPU time (run's cgroup; wall clock without one) to :func:`cell_time`."""
-        wall = time.monotonic() - began[0]
-        cpu = self._cpu()
-        _cells.wall = getattr(_cells, "wall", 0.0) + wall
-        _cells.cpu = getattr(_cells, "cpu", 0.0) + (wall if cpu is None or began[1] is None else max(0.0, cpu - began[1]))
 
     # -- calls ---------------------------------------------------------------------------------
     def call(self, fn: str, args: list[Any], kwargs: dict[str, Any] | None = None, *, op: str = "call",

@@ -133,7 +133,7 @@ from autograder.batch import pools
 from autograder.batch.jobs import Job
 from tests.batch.test_startup import sleeps_long
 if __name__ == "__main__":
-    pool = pools.LocalPool(1, lambda msg: None, work=sleeps_long, extra=1)
+    pool = pools.LocalPool(2, lambda msg: None, work=sleeps_long)
     pool.head_start([Job("s1", "a", "fp", scratch=sys.argv[2]), Job("s2", "a", "fp", scratch=sys.argv[2])])
     while not os.path.exists(os.path.join(sys.argv[2], "started")):
         time.sleep(0.05)
@@ -146,8 +146,8 @@ if __name__ == "__main__":
 
 @pytest.mark.slow
 def test_workers_forked_from_the_fork_server_die_with_their_grader(tmp_path):
-    """The grader is SIGKILLed while its worker grades and another waits at the gate: the workers (children of
-    the fork server, not of the grader) and the fork server end too."""
+    """The grader is SIGKILLed while its two workers grade: the workers (children of the fork server, not of the
+    grader) and the fork server end too."""
     (tmp_path / "grader.py").write_text(KILLED_GRADER)
     subprocess.run([sys.executable, str(tmp_path / "grader.py"), str(tmp_path / "pids"), str(tmp_path), str(REPO)],
                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
