@@ -232,7 +232,7 @@ def sweep_scratch(scratch: str | None, *, max_age: float) -> list[str]:
 
     A folder is left alone while its lock is held (its job is running, here or in another grading run).
     A folder without a lock file is removed when the process named in it (``autograder-job-<pid>-...``) is
-    gone (it was killed while creating the folder), or, for an older grader's folder without a pid, when it
+    gone (it was killed while creating the folder), or, for a folder whose name holds no pid, when it
     was last modified more than ``max_age`` seconds ago.  Returns the names of the removed folders.
     """
     base = Path(scratch or tempfile.gettempdir())
@@ -275,7 +275,7 @@ def _creator_alive(name: str) -> bool:
     """Is the process that created job folder ``name`` (``autograder-job-<pid>-...``) still running?"""
     pid = name[len(JOB_PREFIX):].split("-", 1)[0]
     if not pid.isdigit():
-        return True  # an older grader's folder: only its age tells
+        return True  # no pid in its name: only its age tells
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:
