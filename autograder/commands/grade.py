@@ -9,9 +9,9 @@ The path of the submissions, top to bottom in :func:`grade`:
 3. each submission's fingerprint (grader version, assignment source, submitted bytes); nbgrader's
    ``generate_assignment`` puts new or changed assignments into the gradebook; the gradebook's ledger says which
    fingerprints are committed: the others are pending (``--force``: all);
-4. the pool grades the pending ones in :func:`~autograder.batch.order.start_order` (each a
-   :class:`~autograder.batch.jobs.Job`, graded by :func:`~autograder.batch.jobs.grade_job` in a worker process:
-   student code only in the sandbox);
+4. the pool grades the pending ones in the collection's order (by student): each a
+   :class:`~autograder.batch.jobs.Job`, graded by :func:`~autograder.batch.jobs.grade_job` in a worker process
+   (student code only in the sandbox);
 5. each result as it arrives is taken in (:func:`~autograder.batch.received.take_in`) and recorded with its ledger
    row in one transaction (:meth:`~autograder.store.ledger.Store.record`), then written as result and feedback files;
 6. grades.csv (this run's submissions), nbgrader's export, the instructor summary and run.json.
@@ -33,7 +33,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from ..batch import order
 from ..batch.collect import Collection, Submission, collect, shown
 from ..batch import pools
 from ..batch.jobs import STALE_MARGIN, Job, make_job, sweep_scratch
@@ -172,9 +171,7 @@ def _grade_entries(args: argparse.Namespace, grading: Grading, assignments: dict
         _repair_outputs(store, assignments, entries, outputs, args.feedback)
         pool = grading.pool(log)
         try:
-            ordered = order.start_order(pending, lambda e: e.submission.assignment,
-                                        {n: order.estimate(a) for n, a in assignments.items()}, pool.workers)
-            stats = _grade_pending(args, grading, assignments, ordered, pool, store, outputs, log, started)
+            stats = _grade_pending(args, grading, assignments, pending, pool, store, outputs, log, started)
         finally:
             pool.close()
         results = store.results(list(assignments))
