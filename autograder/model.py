@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-__all__ = ["Limits", "Outcome", "SetupReport", "CaseResult", "CaseRecord", "CellScore", "CellError",
+__all__ = ["Limits", "SandboxSettings", "Outcome", "SetupReport", "CaseResult", "CaseRecord", "CellScore", "CellError",
            "Diagnosis", "SubmissionResult", "ResultFormatError", "MAX_NOTEBOOK_BYTES", "TEXT_LIMITS", "MAX_NOTES", "MAX_CELL_ERRORS", "clip"]
 
 # Sizes of what a result stores and the feedback shows (characters); longer text is cut with a mark.
@@ -90,6 +90,37 @@ class Limits:
         if unknown:
             raise ResultFormatError(f"Limits: unknown fields {sorted(unknown)}")
         return cls(**{f.name: _take(data, f.name, (int, float), "Limits") for f in fields(cls) if f.name in data})
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """Whether and where student code is isolated: decided once by the grading command from its options and carried
+    by every job to the process that starts the sandboxes (nothing reaches a worker through its environment).
+
+    ``cgroup_parent`` is a cgroup path as ``/proc/self/cgroup`` writes it (``--cgroup-parent``; None: the machine's
+    default, :func:`autograder.sandbox.delegation.parents`); ``user`` the account a grader running as root starts
+    its sandboxes as (``--sandbox-user``; None: ``nobody``, :mod:`autograder.sandbox.account`).
+    """
+
+    enabled: bool = True  # False only with --no-sandbox: student code runs unisolated (debugging)
+    cgroup_parent: str | None = None
+    user: str | None = None
+
+    @classmethod
+    def of(cls, value: "SandboxSettings | bool") -> "SandboxSettings":
+        """``value`` itself, or for a bool this machine's defaults with (True) or without (False) isolation."""
+        return value if isinstance(value, SandboxSettings) else cls(enabled=bool(value))
+
+    def to_json(self) -> dict[str, bool | str | None]:
+        return {"enabled": self.enabled, "cgroup_parent": self.cgroup_parent, "user": self.user}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "SandboxSettings":
+        w = "SandboxSettings"
+        if not isinstance(data, dict) or set(data) != {"enabled", "cgroup_parent", "user"}:
+            raise ResultFormatError(f"{w}: expected the fields enabled, cgroup_parent, user")
+        optional = {k: None if data[k] is None else _take(data, k, str, w) for k in ("cgroup_parent", "user")}
+        return cls(_take(data, "enabled", bool, w), **optional)
 
 
 @dataclass
@@ -291,9 +322,28 @@ class CellError:
                    _take(data, "traceback", str, "cell_error"))
 
 
+def _bounded_notes(notes: list[str]) -> list[str]:
+    """``notes`` clipped, at most :data:`MAX_NOTES` of them, the last one then saying how many were left out."""
+    notes = [clip(n, TEXT_LIMITS["note"]) for n in notes]
+    if len(notes) > MAX_NOTES:
+        notes = notes[: MAX_NOTES - 1] + [f"……另有 {len(notes) - MAX_NOTES + 1} 条说明未显示"]
+    return notes
+
+
+def _strings(values: list, what: str) -> list[str]:
+    if not all(isinstance(v, str) for v in values):
+        raise ResultFormatError(f"{what}: expected strings")
+    return values
+
+
 @dataclass
 class SubmissionResult:
-    """Everything recorded for one student and assignment."""
+    """Everything recorded for one student and assignment.
+
+    ``notes`` are about the submitted notebook itself (how it was read, which cells ran); ``run_notes`` about
+    running the student's code against the cases (restarts, cells skipped after they crashed, the time budget):
+    they depend on the hidden inputs, so a feedback policy that hides those inputs shows no ``run_notes``.
+    """
 
     student: str
     assignment: str
@@ -309,14 +359,13 @@ class SubmissionResult:
     # the Chinese name of each field of a record-valued result ("recall" -> "召回率"), for the feedback
     field_labels: dict[str, str] = field(default_factory=dict)
     field_scored: list[str] = field(default_factory=list)  # the functions whose cases were scored field by field
+    run_notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.field_labels = {clip(k, 100): clip(v, 100) for k, v in list(self.field_labels.items())[:MAX_FIELDS * 4]}
         self.field_scored = [clip(f, 100) for f in self.field_scored[:MAX_FIELDS]]
-        notes = [clip(n, TEXT_LIMITS["note"]) for n in self.notes]
-        if len(notes) > MAX_NOTES:  # keeps MAX_NOTES notes, the last one saying how many were left out
-            notes = notes[: MAX_NOTES - 1] + [f"……另有 {len(notes) - MAX_NOTES + 1} 条说明未显示"]
-        self.notes = notes
+        self.notes = _bounded_notes(self.notes)
+        self.run_notes = _bounded_notes(self.run_notes)
         self.cell_errors = self.cell_errors[:MAX_CELL_ERRORS]
         self.diagnoses = self.diagnoses[:MAX_DIAGNOSES]
 
@@ -326,27 +375,27 @@ class SubmissionResult:
                 "cases": [c.to_json() for c in self.cases], "notes": list(self.notes),
                 "cell_errors": [e.to_json() for e in self.cell_errors], "seconds": self.seconds,
                 "fingerprint": self.fingerprint, "diagnoses": [d.to_json() for d in self.diagnoses],
-                "field_labels": dict(self.field_labels), "field_scored": list(self.field_scored)}
+                "field_labels": dict(self.field_labels), "field_scored": list(self.field_scored),
+                "run_notes": list(self.run_notes)}
 
     @classmethod
     def from_json(cls, data: dict) -> "SubmissionResult":
         w = "result"
         cells = _take(data, "cells", dict, w)
-        notes = _take(data, "notes", list, w)
-        if not all(isinstance(n, str) for n in notes):
-            raise ResultFormatError("result.notes: expected strings")
+        notes = _strings(_take(data, "notes", list, w), "result.notes")
+        run_notes = _strings(_take(data, "run_notes", list, w), "result.run_notes") if "run_notes" in data else []
         diagnoses = _take(data, "diagnoses", list, w) if "diagnoses" in data else []  # results stored before the field
         labels = _take(data, "field_labels", dict, w) if "field_labels" in data else {}
-        scored = _take(data, "field_scored", list, w) if "field_scored" in data else []
-        if not all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items()) or not all(isinstance(f, str) for f in scored):
-            raise ResultFormatError("result.field_labels/field_scored: expected strings")
+        scored = _strings(_take(data, "field_scored", list, w), "result.field_scored") if "field_scored" in data else []
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items()):
+            raise ResultFormatError("result.field_labels: expected strings")
         return cls(_take(data, "student", str, w), _take(data, "assignment", str, w),
                    _take(data, "score", (int, float), w), _take(data, "max_score", (int, float), w),
                    {str(k): CellScore.from_json(v) for k, v in cells.items()},
                    [CaseRecord.from_json(c) for c in _take(data, "cases", list, w)], notes,
                    [CellError.from_json(e) for e in _take(data, "cell_errors", list, w)],
                    _take(data, "seconds", (int, float), w), _take(data, "fingerprint", str, w),
-                   [Diagnosis.from_json(d) for d in diagnoses[:MAX_DIAGNOSES]], labels, scored)
+                   [Diagnosis.from_json(d) for d in diagnoses[:MAX_DIAGNOSES]], labels, scored, run_notes)
 
     def failed_cases(self) -> list[CaseRecord]:
         return [c for c in self.cases if not c.passed]

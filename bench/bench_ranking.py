@@ -12,7 +12,7 @@ on the same data in the same run (median of repeats, after one warm-up call):
 
 and prints the ratios (ours / scikit-learn, ours / np.sort), the peak extra memory of each
 call as a multiple of the score array's size (tracemalloc, which NumPy reports to), and
-whether the results agree with scikit-learn to 1e-12.  Targets (issue 2): AUC and AP
+whether the results agree with scikit-learn to 1e-12.  Targets: AUC and AP
 <= 0.2x scikit-learn and <= 6x np.sort; roc_curve <= 0.5x scikit-learn; memory <= 5x.
 
 A second table times the naive algorithm of 综合练习 10 (rescan all samples for every

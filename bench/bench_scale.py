@@ -16,9 +16,9 @@ run and on the same submissions; ``--extra K`` also measures K extra workers per
 With ``--ab K`` only the instructor solution of each assignment, graded in this process alternately with warm and
 cold sandboxes, K times each (medians).
 
-The submissions are a seeded mixture over the five assignments, built from the test corpus
-(``tests/autograder/make_corpus.py``): correct (instructor solution), wrong (realistic bugs), slow (a
-correct notebook with a 2 s cell) and hostile notebooks.  Only hostile notebooks that are harmless
+The submissions are a seeded mixture over the five assignments, read as data from the committed sample
+corpus (``tests/autograder/corpus/``; nothing of the tests is imported): correct (instructor solution), wrong
+(realistic bugs), slow (a correct notebook with a 2 s cell) and hostile notebooks.  Only hostile notebooks that are harmless
 WITHOUT a sandbox are used (plain nbgrader runs them unisolated): no fork, memory or output bombs.
 Both sides get the assignments generated beforehand, so only grading is timed.  ``autograder`` runs with
 the bubblewrap sandbox on.
@@ -41,36 +41,40 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests" / "autograder"))
-import make_corpus  # noqa: E402
 import nbformat  # noqa: E402
+from nbformat.v4 import new_code_cell  # noqa: E402
 
 from autograder.store import gradebook as nbgrader_glue  # noqa: E402
 from autograder.check.specs import all_assignments  # noqa: E402
 
 BIN = Path(sys.executable).parent
 A = all_assignments()
+CORPUS = REPO / "tests" / "autograder" / "corpus"  # the sample corpus, committed: <student>/<assignment>/<notebook>
 HOSTILE = ["attack_monkeypatch_builtins", "attack_eq_always_true", "attack_exit_and_kill", "attack_read_hidden_tests_and_gradebook",
            "attack_monkeypatch_numpy_testing", "attack_syntax_error_cell", "attack_deleted_test_cells", "attack_edited_test_cells"]
 MIX = [("correct", 0.4), ("wrong", 0.3), ("slow", 0.1), ("hostile", 0.2)]
 
 
+def corpus_notebook(student: str) -> tuple[str, object]:
+    """The assignment and the notebook of one student of the sample corpus."""
+    (path,) = (CORPUS / student).glob("*/*.ipynb")
+    return path.parent.name, nbformat.read(path, as_version=4)
+
+
 def synthesize(dest: Path, n: int, seed: int) -> tuple[dict[str, int], dict[Path, str]]:
     """Write ``dest/<student>/<assignment>/<notebook>.ipynb``; return the count of each kind and each file's kind."""
     rng = random.Random(seed)
-    built = make_corpus.build()
-    wrong = [k for k in built if k.startswith("wrong_") and built[k][1] is not None]
+    wrong = sorted(p.name for p in CORPUS.glob("wrong_*") if any(p.glob("*/*.ipynb")))
     counts = {k: 0 for k, _ in MIX}
     kinds: dict[Path, str] = {}
     for i in range(n):
         kind = rng.choices([k for k, _ in MIX], [w for _, w in MIX])[0]
         if kind == "correct" or kind == "slow":
-            name = rng.choice(sorted(A))
-            nb = make_corpus.solution(name)
+            name, nb = corpus_notebook(f"instructor_solution_{rng.choice(sorted(A))}")
             if kind == "slow":
-                nb = make_corpus.append(nb, "import time\ntime.sleep(2)")
+                nb.cells.append(new_code_cell("import time\ntime.sleep(2)", id="sleep2s"))
         else:
-            name, nb, _ = built[rng.choice(wrong if kind == "wrong" else HOSTILE)]
+            name, nb = corpus_notebook(rng.choice(wrong if kind == "wrong" else HOSTILE))
         counts[kind] += 1
         path = dest / f"s{i:04d}" / name / f"{A[name].notebook}.ipynb"
         path.parent.mkdir(parents=True)

@@ -41,7 +41,7 @@ import sqlalchemy as sa
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
-from bench_scale import PeakRSS, synthesize, timed  # noqa: E402
+from bench_scale import PeakRSS, corpus_notebook, synthesize, timed  # noqa: E402
 
 from tests.service.server import AUTOGRADER, Server, make_course, submit  # noqa: E402
 
@@ -170,14 +170,12 @@ def single(work: Path, k: int, cold: bool) -> tuple[list[float], list[float]]:
     """Upload one correct notebook ``k`` times to an idle service, each after the previous one is graded;
     (client seconds from upload to seeing "graded", service seconds from created_at to graded_at), the first
     upload (worker start-up) left out."""
-    import make_corpus
-
     from tests.service.server import notebook_bytes
 
     name = "ps1_threshold_metrics"
     data = work / ("single-cold" if cold else "single-warm")
     codes = make_course(data, ["s0001"], config={"assignments": {name: {"attempts_per_24h": 1000}}})
-    body = notebook_bytes(make_corpus.solution(name))
+    body = notebook_bytes(corpus_notebook(f"instructor_solution_{name}")[1])
     before = os.environ.get("AUTOGRADER_SANDBOX")
     os.environ["AUTOGRADER_SANDBOX"] = "cold" if cold else "warm"
     try:

@@ -1,5 +1,7 @@
 """The grading engine's layers and their dependency direction, checked on every import statement.
 
+This docstring and :data:`ALLOWED` are the one statement of the rule (README and CONTRIBUTING point here).
+
     sandbox  <-  check  <-  batch  <-  commands  ->  store
                   |            ^           |            ^
               reference        +--  service  ---------+   model (everyone may use model)

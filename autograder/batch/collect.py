@@ -127,6 +127,11 @@ def _stem_key(name: str) -> str | None:
     return _COPY_SUFFIX.sub("", norm[:-6].strip()).strip().casefold()
 
 
+def is_late(submitted_at: datetime, deadline: datetime) -> bool:
+    """The lateness rule (batch and service alike): a submission is on time up to and including its deadline."""
+    return submitted_at > deadline
+
+
 def collect(root: Path, assignments: dict[str, Assignment], work: Path, *, selected: set[str] | None = None,
             regexp: str | None = None, due: dict[str, datetime] | None = None) -> Collection:
     """Every submission under ``root`` and every file that is not graded, with its reason.
@@ -175,7 +180,7 @@ def collect(root: Path, assignments: dict[str, Assignment], work: Path, *, selec
         sub = _latest(student, name, picks, assignments[name], not_graded)
         if sub is not None:
             if sub.late is None and due and name in due and sub.submitted_at is not None:
-                sub.late = sub.submitted_at > due[name]
+                sub.late = is_late(sub.submitted_at, due[name])
             subs.append(sub)
     return Collection(subs, not_graded)
 
@@ -228,56 +233,12 @@ def _classify(it: sources.Item, assignments, pattern, receipts, attempts, not_gr
 def _resolve(att: _Attempt, assignments: dict[str, Assignment], selected: set[str],
              not_graded: list[NotGraded]) -> dict[str, _Pick]:
     """The answer to each assignment within one submission; reports the other files of the submission."""
-    by_stem = {a.notebook.casefold(): name for name, a in assignments.items()}
-    candidates: dict[str, list[tuple[int, _File]]] = {}
-    unmatched: list[_File] = []
-    for f in att.files:
-        key = _stem_key(f.uploaded)
-        if key is None:
-            why = "学生上传的压缩包不会被解开" if f.uploaded.lower().endswith(".zip") else "不是 .ipynb 笔记本"
-            not_graded.append(NotGraded(f.item.shown, why))
-            continue
-        if att.assignment is not None:
-            target = att.assignment
-        else:
-            target = by_stem.get(key)
-        if target is None or key != assignments[target].notebook.casefold():
-            unmatched.append(f)
-            continue
-        quality = 2 if f.uploaded == f"{assignments[target].notebook}.ipynb" else 1
-        candidates.setdefault(target, []).append((quality, f))
-    if att.assignment is not None and not candidates.get(att.assignment) and len(unmatched) == 1:
-        candidates[att.assignment] = [(0, unmatched.pop())]
-    elif att.assignment is None and att.lms != "regexp" and not candidates and len(unmatched) == 1 and len(selected) == 1:
-        candidates[next(iter(selected))] = [(0, unmatched.pop())]
+    candidates, unmatched = _candidates(att, assignments, selected, not_graded)
     picks: dict[str, _Pick] = {}
     for target, cands in candidates.items():
-        nb = f"{assignments[target].notebook}.ipynb"
-        best = max(q for q, _ in cands)
-        top = [f for q, f in cands if q == best]
-        newest = max(f.reupload for f in top)
-        chosen = [f for f in top if f.reupload == newest]
-        digests = {f.digest for f in chosen}
-        if len(digests) > 1:
-            for f in chosen:
-                not_graded.append(NotGraded(f.item.shown, f"冲突：同一份提交中有多个不同的笔记本都可能是 {nb}"
-                                                          f"（{'、'.join(shown(g.item.shown) for g in chosen if g is not f)}），都不评分"))
-            for q, f in cands:
-                if all(f is not g for g in chosen):
-                    not_graded.append(NotGraded(f.item.shown, f"同一份提交中还有其他 {nb} 的候选（见冲突）"))
-            continue
-        winner = chosen[0]
-        note = ""
-        if best < 2:
-            note = f"提交的文件名是 {shown(winner.uploaded)}，不是 {nb}"
-            note += "；已按这个文件评分。" if best == 1 else "；它是这份提交中唯一的笔记本，已按它评分。"
-        picks[target] = _Pick(att, winner, note)
-        for q, f in cands:
-            if f is not winner:
-                same = f.digest == winner.digest
-                why = (f"与同一份提交中的 {shown(winner.item.shown)} 内容相同" if same
-                       else f"同一份提交中的 {shown(winner.item.shown)} 更符合作业笔记本名 {nb}，已按它评分")
-                not_graded.append(NotGraded(f.item.shown, why, problem=not same))
+        pick = _pick(att, f"{assignments[target].notebook}.ipynb", cands, not_graded)
+        if pick is not None:
+            picks[target] = pick
     for f in unmatched:
         known = "、".join(f"{a.notebook}.ipynb" for a in assignments.values())
         if att.assignment is not None:
@@ -290,6 +251,62 @@ def _resolve(att: _Attempt, assignments: dict[str, Assignment], selected: set[st
     if att.assignment is not None and not any(_stem_key(f.uploaded) for f in att.files):
         picks[att.assignment] = _Pick(att, None)  # graded as "nothing submitted", with that feedback
     return picks
+
+
+def _candidates(att: _Attempt, assignments: dict[str, Assignment], selected: set[str],
+                not_graded: list[NotGraded]) -> tuple[dict[str, list[tuple[int, _File]]], list[_File]]:
+    """The submission's notebooks that may answer each assignment, with how well their names fit (2: exactly the
+    assignment's notebook name, 1: the same apart from copy suffixes and case, 0: the only notebook where one
+    assignment is asked for), and the notebooks that fit none; files that are no notebook are reported."""
+    by_stem = {a.notebook.casefold(): name for name, a in assignments.items()}
+    candidates: dict[str, list[tuple[int, _File]]] = {}
+    unmatched: list[_File] = []
+    for f in att.files:
+        key = _stem_key(f.uploaded)
+        if key is None:
+            why = "学生上传的压缩包不会被解开" if f.uploaded.lower().endswith(".zip") else "不是 .ipynb 笔记本"
+            not_graded.append(NotGraded(f.item.shown, why))
+            continue
+        target = att.assignment if att.assignment is not None else by_stem.get(key)
+        if target is None or key != assignments[target].notebook.casefold():
+            unmatched.append(f)
+            continue
+        quality = 2 if f.uploaded == f"{assignments[target].notebook}.ipynb" else 1
+        candidates.setdefault(target, []).append((quality, f))
+    if att.assignment is not None and not candidates.get(att.assignment) and len(unmatched) == 1:
+        candidates[att.assignment] = [(0, unmatched.pop())]
+    elif att.assignment is None and att.lms != "regexp" and not candidates and len(unmatched) == 1 and len(selected) == 1:
+        candidates[next(iter(selected))] = [(0, unmatched.pop())]
+    return candidates, unmatched
+
+
+def _pick(att: _Attempt, nb: str, cands: list[tuple[int, _File]], not_graded: list[NotGraded]) -> _Pick | None:
+    """The candidate that answers the assignment whose notebook is ``nb``: the best fitting name, the newest re-upload;
+    None when different notebooks tie (a conflict: none is graded).  The others are reported."""
+    best = max(q for q, _ in cands)
+    top = [f for q, f in cands if q == best]
+    newest = max(f.reupload for f in top)
+    chosen = [f for f in top if f.reupload == newest]
+    if len({f.digest for f in chosen}) > 1:
+        for f in chosen:
+            not_graded.append(NotGraded(f.item.shown, f"冲突：同一份提交中有多个不同的笔记本都可能是 {nb}"
+                                                      f"（{'、'.join(shown(g.item.shown) for g in chosen if g is not f)}），都不评分"))
+        for q, f in cands:
+            if all(f is not g for g in chosen):
+                not_graded.append(NotGraded(f.item.shown, f"同一份提交中还有其他 {nb} 的候选（见冲突）"))
+        return None
+    winner = chosen[0]
+    note = ""
+    if best < 2:
+        note = f"提交的文件名是 {shown(winner.uploaded)}，不是 {nb}"
+        note += "；已按这个文件评分。" if best == 1 else "；它是这份提交中唯一的笔记本，已按它评分。"
+    for q, f in cands:
+        if f is not winner:
+            same = f.digest == winner.digest
+            why = (f"与同一份提交中的 {shown(winner.item.shown)} 内容相同" if same
+                   else f"同一份提交中的 {shown(winner.item.shown)} 更符合作业笔记本名 {nb}，已按它评分")
+            not_graded.append(NotGraded(f.item.shown, why, problem=not same))
+    return _Pick(att, winner, note)
 
 
 def _latest(student: str, name: str, picks: list[_Pick], assignment: Assignment,

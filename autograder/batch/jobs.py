@@ -36,8 +36,8 @@ from pathlib import Path
 from multiprocessing import util
 from typing import TYPE_CHECKING, Any
 
-from ..model import Limits
-from ..sandbox import SandboxBroken, cell_time, self_test, warm
+from ..model import Limits, SandboxSettings
+from ..sandbox import SandboxBroken, self_test, warm
 
 if TYPE_CHECKING:
     from ..check.specs import Assignment
@@ -47,7 +47,10 @@ class JobError(RuntimeError):
     """Grading infrastructure failed for this job (not the student's fault); the job may be retried."""
 
 
-_SANDBOX_CHECKED: str | None | bool = False
+# This worker's machine and its sandbox: tested yet (before the first job, or by the grading run that started this
+# worker), and why it cannot isolate (None: it can)
+_SANDBOX_TESTED = False
+_SANDBOX_REFUSAL: str | None = None
 _SWEPT = False
 JOB_PREFIX = "autograder-job-"
 LOCK_NAME = ".lock"
@@ -83,8 +86,8 @@ def sandbox_checked_by_run() -> None:
     """In a local worker: the grading run that started this process tests the sandbox on this machine itself,
     once, and records no result before that test passed; the worker does not repeat it before its first job.
     (A Dask worker, possibly on another machine, tests its own: :func:`grade_job`.)"""
-    global _SANDBOX_CHECKED
-    _SANDBOX_CHECKED = None
+    global _SANDBOX_TESTED
+    _SANDBOX_TESTED = True
 
 
 def _end_with(sentinel: int) -> None:
@@ -99,7 +102,8 @@ def _end_with(sentinel: int) -> None:
 class Job:
     """One submission to grade, with everything a worker needs.
 
-    ``tag`` is the caller's own reference (the service's submission id); workers never read it.
+    ``tag`` is the caller's own reference (the service's submission id); workers never read it.  ``sandbox`` given as
+    a bool stands for this machine's defaults (:meth:`SandboxSettings.of <autograder.model.SandboxSettings.of>`).
     """
 
     student: str
@@ -108,11 +112,14 @@ class Job:
     notebook: str = ""  # the notebook's name in the assignment
     submission: bytes | None = None  # None: nothing was submitted (graded 0 with a reason)
     source: bytes = b""  # the instructor's source notebook
-    sandbox: bool = True
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     limits: Limits = field(default_factory=Limits)
     scratch: str | None = None
     tag: str = ""
     visible_only: bool = False  # a check before an attempt: only the visible cases run (:func:`visible_part`)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sandbox", SandboxSettings.of(self.sandbox))
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -128,20 +135,20 @@ class Job:
         b64 = lambda b: None if b is None else base64.b64encode(b).decode("ascii")  # noqa: E731
         return {"student": self.student, "assignment": self.assignment, "fingerprint": self.fingerprint,
                 "notebook": self.notebook, "submission": b64(self.submission), "source": b64(self.source),
-                "sandbox": self.sandbox, "limits": self.limits.to_json(), "scratch": self.scratch, "tag": self.tag,
-                "visible_only": self.visible_only}
+                "sandbox": self.sandbox.to_json(), "limits": self.limits.to_json(), "scratch": self.scratch,
+                "tag": self.tag, "visible_only": self.visible_only}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Job":
         unb64 = lambda t: None if t is None else base64.b64decode(t)  # noqa: E731
         return cls(data["student"], data["assignment"], data["fingerprint"], data["notebook"], unb64(data["submission"]),
-                   unb64(data["source"]) or b"", bool(data["sandbox"]), Limits.from_json(data["limits"]), data["scratch"],
-                   data.get("tag", ""), bool(data.get("visible_only", False)))
+                   unb64(data["source"]) or b"", SandboxSettings.from_json(data["sandbox"]), Limits.from_json(data["limits"]),
+                   data["scratch"], data.get("tag", ""), bool(data.get("visible_only", False)))
 
 
 def make_job(student: str, assignment: str, notebook_name: str, submission: Path | None, source: Path,
-             fingerprint: str, *, sandbox: bool, limits: Limits, scratch: str | None = None, tag: str = "",
-             visible_only: bool = False) -> Job:
+             fingerprint: str, *, sandbox: SandboxSettings | bool, limits: Limits, scratch: str | None = None,
+             tag: str = "", visible_only: bool = False) -> Job:
     """Read the files once, in the trusted parent, and pack everything a worker needs."""
     return Job(student, assignment, fingerprint, notebook_name, submission.read_bytes() if submission is not None else None,
                source.read_bytes(), sandbox, limits, scratch, tag, visible_only)
@@ -156,16 +163,16 @@ def visible_part(assignment: "Assignment") -> "Assignment":
 def grade_job(data: dict) -> dict:
     """Grade one job (:meth:`Job.to_json`); raises :class:`JobError` only when the infrastructure (not the student)
     failed."""
-    global _SANDBOX_CHECKED, _SWEPT
+    global _SANDBOX_TESTED, _SANDBOX_REFUSAL, _SWEPT
     from ..check import all_assignments, grade_with_timing  # here: a fresh worker pays for the import once, in the job
 
     t_begin = time.monotonic()
     job = Job.from_json(data)
-    if job.sandbox:
-        if _SANDBOX_CHECKED is False:  # its zygote, started with this job's limits, grades the job
-            _SANDBOX_CHECKED = self_test(job.limits)
-        if _SANDBOX_CHECKED:
-            raise JobError(f"工作节点 {socket.gethostname()} 无法使用沙箱：{_SANDBOX_CHECKED}")
+    if job.sandbox.enabled:
+        if not _SANDBOX_TESTED:  # its zygote, started with this job's limits and settings, grades the job
+            _SANDBOX_TESTED, _SANDBOX_REFUSAL = True, self_test(job.limits, job.sandbox)
+        if _SANDBOX_REFUSAL:
+            raise JobError(f"工作节点 {socket.gethostname()} 无法使用沙箱：{_SANDBOX_REFUSAL}")
     assignment = all_assignments()[job.assignment]
     if job.visible_only:
         assignment = visible_part(assignment)
@@ -193,7 +200,6 @@ def grade_job(data: dict) -> dict:
         except OSError as exc:
             raise JobError(_io_reason(exc, str(work.parent))) from None
         t0 = time.monotonic()
-        cells0 = cell_time()
         try:
             result, start = grade_with_timing(assignment, source, submission, job.student, sandbox=job.sandbox,
                                               limits=limits)
@@ -202,16 +208,13 @@ def grade_job(data: dict) -> dict:
         except SystemError as exc:  # the interpreter's own failure (e.g. a CPython ast bug in a worker thread)
             raise JobError(f"工作节点 {socket.gethostname()} 的 Python 解释器出错：{str(exc)[:200]}") from None
         total = time.monotonic() - t0
-        cells = [after - before for after, before in zip(cell_time(), cells0)]
     finally:
         shutil.rmtree(work, ignore_errors=True)
         os.close(lock)
     result.fingerprint = job.fingerprint
     return {"result": result.to_json(),
             "timing": {"setup": round(t0 - t_begin, 4), "process_start_and_cells": round(start, 4),
-                       "calls_and_checks": round(max(total - start, 0.0), 4), "grade": round(total, 4),
-                       # of process_start_and_cells: the student's cells, start to end (wall) and their CPU time
-                       "student_cells_wall": round(cells[0], 4), "student_cells_cpu": round(cells[1], 4)},
+                       "calls_and_checks": round(max(total - start, 0.0), 4), "grade": round(total, 4)},
             "worker": f"{socket.gethostname()}:{os.getpid()}",
             # when the job ran on this machine's monotonic clock (the command's clock too, for a local worker)
             "span": [round(t_begin, 4), round(time.monotonic(), 4)]}
@@ -241,7 +244,7 @@ def sweep_scratch(scratch: str | None, *, max_age: float) -> list[str]:
 
     A folder is left alone while its lock is held (its job is running, here or in another grading run).
     A folder without a lock file is removed when the process named in it (``autograder-job-<pid>-...``) is
-    gone (it was killed while creating the folder), or, for an older grader's folder without a pid, when it
+    gone (it was killed while creating the folder), or, for a folder whose name holds no pid, when it
     was last modified more than ``max_age`` seconds ago.  Returns the names of the removed folders.
     """
     base = Path(scratch or tempfile.gettempdir())
@@ -284,7 +287,7 @@ def _creator_alive(name: str) -> bool:
     """Is the process that created job folder ``name`` (``autograder-job-<pid>-...``) still running?"""
     pid = name[len(JOB_PREFIX):].split("-", 1)[0]
     if not pid.isdigit():
-        return True  # an older grader's folder: only its age tells
+        return True  # no pid in its name: only its age tells
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:

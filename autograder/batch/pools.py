@@ -30,13 +30,13 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable, Iterator
 
-from . import admission
 from . import jobs
 from .jobs import Job, JobError, grade_job, worker_init
 
 Event = tuple[Job, "dict | None", "str | None"]
 Work = Callable[[dict], dict]  # called with Job.to_json(); returns JSON data
 IDLE = Job("", "", "")  # yielded by an endless source: nothing to grade now, ask again soon (compared by identity)
+AUTOGRADER_OFF = frozenset(os.environ.get("AUTOGRADER_OFF", "").split(","))  # bench/bench_mechanisms.py: mechanisms switched off
 IDLE_POLL = 0.2  # seconds a pool waits for finished jobs before it asks an idle source again
 
 
@@ -76,22 +76,6 @@ class RetryPolicy:
         return self._count(job) < self.attempts + 2
 
 
-ENV_EXTRA = "AUTOGRADER_EXTRA_WORKERS"  # extra worker processes of a local pool (default: see local_extra)
-
-
-def local_extra(workers: int) -> int:
-    """Extra worker processes of the grading command's local pool: ``AUTOGRADER_EXTRA_WORKERS`` if set (0:
-    exactly one process per job slot, as before admission; at most ``(MAX_FACTOR - 1) x workers``), else
-    ``workers`` (each extra worker costs its start and, once admitted, a zygote; two per slot were measured
-    no faster: docs/scaling.md, "Start order")."""
-    raw = os.environ.get(ENV_EXTRA, "").strip()
-    if not raw:
-        return max(1, workers)
-    if not raw.isdigit():
-        raise ValueError(f"{ENV_EXTRA}={raw!r} 不是非负整数")
-    return int(raw)
-
-
 # Local workers are forked from a "fork server" (multiprocessing's forkserver): a process started once per
 # grading process that imports the grading engine (NumPy included) before any worker exists, never grades and
 # holds no sandbox, student data or thread of the grader; each worker is a fork of it (~10 ms instead of a new
@@ -111,180 +95,72 @@ def local_context() -> multiprocessing.context.BaseContext:
 
 def start_local_workers_early() -> None:
     """Start the fork server now (it imports the engine, ~0.35 s) while the caller prepares the first jobs."""
+    if "forkserver" in AUTOGRADER_OFF:
+        return
     local_context()
     from multiprocessing import forkserver
 
     forkserver.ensure_running()
 
 
-_begun_flags = None  # in a local worker: one flag per head-start job, set when a worker begins it (LocalPool._begun)
-
-
-def _worker_init(gate: admission.CpuGate | None, sandbox_checked: bool = False,
-                 environ: dict[str, str] | None = None, begun=None) -> None:
-    global _begun_flags
+def _worker_init(sandbox_checked: bool = False, environ: dict[str, str] | None = None) -> None:
     worker_init()
     if environ is not None:
         os.environ.clear()
         os.environ.update(environ)
-    admission.install(gate)
     if sandbox_checked:
         jobs.sandbox_checked_by_run()
-    _begun_flags = begun
-
-
-def _announced(work: Work, data: dict, slot: int) -> dict:
-    """In a local worker: a head-start job (:meth:`LocalPool.head_start`) sets its flag ``slot`` (a worker has begun
-    it: the executor marks as running the jobs merely queued for its workers too), then runs as any other."""
-    if _begun_flags is not None:
-        _begun_flags[slot] = 1
-    return admission.admitted(work, data)
 
 
 class LocalPool:
-    """Process pool on this machine.
+    """Process pool on this machine: ``workers`` processes, one job each at a time.
 
-    ``workers`` jobs run at once; ``extra`` more worker processes start a job only while the pool leaves
-    CPU unused (its runs wait: a student's cell sleeps), admitted by one :class:`admission.CpuGate`
-    shared by the pool's workers (:mod:`.admission`).  ``extra=0``: exactly ``workers`` processes, no gate.
-    ``sandbox_checked``: the caller's self-test found this machine's sandbox working (and it records no
-    result before that test passed, :meth:`Grading.confirm <autograder.commands.grading.Grading.confirm>`),
-    so the workers do not test it again (:func:`jobs.sandbox_checked_by_run`).  ``fork_server=False``: the
-    workers are spawned interpreters, children of this process (the long-running service: it starts them
-    once, and their death signal comes from the kernel the moment the service ends).
+    ``sandbox_checked``: the caller's self-test found this machine's sandbox working, so the workers do not test it
+    again (:func:`jobs.sandbox_checked_by_run`).  ``fork_server=False``: the workers are spawned interpreters,
+    children of this process (the long-running service: it starts them once, and their death signal comes from the
+    kernel the moment the service ends).
     """
 
     def __init__(self, workers: int, log: Callable[[str], None], attempts: int = 3, work: Work = grade_job,
-                 extra: int = 0, sandbox_checked: bool = False, fork_server: bool = True) -> None:
+                 sandbox_checked: bool = False, fork_server: bool = True) -> None:
         self.workers = max(1, workers)
-        self.extra = max(0, min(extra, (admission.MAX_FACTOR - 1) * self.workers))
         self.log = log
         self.attempts = attempts
         self.work = work  # a module-level function (it is pickled by name into the spawned workers)
-        self.window = 2 * (self.workers + self.extra) + 2
-        self.gate: admission.CpuGate | None = None  # of the current executor (a rebuilt pool gets a new one)
+        self.window = 2 * self.workers + 2
         self.sandbox_checked = sandbox_checked
         self.fork_server = fork_server
 
     def describe(self) -> str:
-        more = f"（另有 {self.extra} 个进程在评分任务等待、CPU 空闲时开始评分）" if self.extra else ""
-        return f"本机 {self.workers} 个评分工作进程{more}"
+        return f"本机 {self.workers} 个评分工作进程"
 
     def _pool(self) -> ProcessPoolExecutor:
-        # a new gate for every executor: a worker killed during a job never gave its place back
-        ctx = local_context() if self.fork_server else multiprocessing.get_context("spawn")
-        self.gate = admission.CpuGate(self.workers, ctx=ctx) if self.extra else None
-        self._begun = ctx.Array("b", 2 * self.window, lock=False)  # one flag per head-start job (at most 2 x window)
-        return ProcessPoolExecutor(max_workers=self.workers + self.extra, mp_context=ctx, initializer=_worker_init,
-                                   initargs=(self.gate, self.sandbox_checked, dict(os.environ), self._begun))
-
-    def _submit(self, pool: ProcessPoolExecutor, job: Job, slot: int | None = None):
-        if slot is not None:  # a head-start job: it sets its flag when a worker begins it
-            return pool.submit(_announced, self.work, job.to_json(), slot)
-        if self.gate is None:
-            return pool.submit(self.work, job.to_json())
-        return pool.submit(admission.admitted, self.work, job.to_json())
-
-    def head_start(self, jobs: Iterable[Job]) -> None:
-        """Start the first window of ``jobs`` now, before :meth:`run` knows which jobs are wanted.
-
-        :meth:`run` takes over a started job when the same job (:func:`job_key`) comes from its
-        source, and drops those it is not asked for: cancelled if no worker has begun them; else never
-        awaited: the workers are ended as soon as only such jobs run in them (at once when the run starts
-        and no wanted job is running yet, else when the run's own jobs are done), not after grading them to the end.
-        :meth:`keep_busy` starts more of ``jobs`` as these finish.
-        """
-        self._executor = self._pool()
-        self._early = {}
-        self._head = iter(jobs)
-        self._top_up()
-
-    def _top_up(self) -> None:
-        """Start head-start jobs until ``window`` of them are unfinished, at most ``2 x window`` in all (what is
-        graded before the caller can record it is bounded: lost when the caller is killed, wasted when the
-        ledger says it was committed already)."""
-        running = sum(not fut.done() for fut, _, _ in self._early.values())
-        while running < self.window and len(self._early) < 2 * self.window:
-            job = next(self._head, None)
-            if job is None:
-                return
-            try:
-                slot = len(self._early)
-                self._early[job_key(job)] = (self._submit(self._executor, job, slot), job, slot)
-            except BrokenProcessPool:  # a worker died: run() rebuilds the pool and grades this job from its source
-                self._head = iter(())
-                return
-            running += 1
-
-    def keep_busy(self, until: Callable[[], bool]) -> None:
-        """Until ``until()`` is true (the caller's other work is done, e.g. importing the gradebook in a thread),
-        start more head-start jobs as started ones finish (up to ``2 x window`` in all), so the workers do not
-        wait for it.  Their results are kept for :meth:`run`."""
-        while not until():
-            running = [fut for fut, _, _ in self._early.values() if not fut.done()]
-            if len(running) >= self.window:
-                wait(running, timeout=0.05, return_when=FIRST_COMPLETED)
-            else:
-                time.sleep(0.05)  # nothing more to start: look again soon
-            self._top_up()
+        ctx = local_context() if self.fork_server and "forkserver" not in AUTOGRADER_OFF else multiprocessing.get_context("spawn")
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
+                                   initargs=(self.sandbox_checked, dict(os.environ)))
 
     def close(self) -> None:
-        """Stop a head start that :meth:`run` never took over (e.g. the gradebook could not open).
+        """Nothing to release: each :meth:`run` ends its own worker processes (the pools share this method)."""
 
-        Its results would never be read: the workers are ended at once (each one's sandbox dies with it)
-        rather than left to grade every queued job (``shutdown(cancel_futures=True)`` cannot cancel jobs
-        already handed to the worker processes' queue).
-        """
-        executor, self._executor, self._early, self._head = getattr(self, "_executor", None), None, {}, iter(())
-        if executor is not None:
-            _end_now(executor)
+    def run(self, jobs: Iterable[Job]) -> Iterator[Event]:
+        """Grade ``jobs`` (at most :attr:`window` in flight) and yield each ``(job, payload, error)`` as it finishes.
 
-    def run(self, jobs: Iterable[Job], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
+        A job whose worker reported an infrastructure error is tried again (:class:`RetryPolicy`); a worker that dies
+        breaks the executor: it is rebuilt and the jobs that were in flight are graded again."""
         source = iter(jobs)
         retry: deque[Job] = deque()
         policy = RetryPolicy(self.attempts)
         inflight: dict = {}
-        pool, early = getattr(self, "_executor", None) or self._pool(), getattr(self, "_early", {})
-        self._executor, self._early, self._head = None, {}, iter(())
-        unread = []  # head-start jobs nobody wants that the workers have begun: never awaited (_end_now)
-        for key in [k for k in early if wanted is not None and k not in wanted]:
-            fut = early.pop(key)[0]
-            if not fut.cancel() and not fut.done():  # already handed to a worker: it grades on unless ended
-                unread.append(fut)
-        if unread and not self._wanted_begun(early):
-            # only jobs nobody wants are being graded: end them now rather than grade them to the end (the wanted
-            # ones not begun are graded afresh when the source yields them; finished ones keep their results)
-            for key in [k for k, (fut, _, _) in early.items() if not fut.done()]:
-                del early[key]
-            _end_now(pool)
-            unread, pool = [], self._pool()
+        pool = self._pool()
         try:
             while True:
-                submit_broken = idle = False
-                while len(inflight) < self.window:
-                    job = retry.popleft() if retry else next(source, None)
-                    if job is None:
-                        break
-                    if job is IDLE:
-                        idle = True
-                        break
-                    started = early.pop(job_key(job), None)
-                    if started is not None:
-                        inflight[started[0]] = started[1]
-                        continue
-                    try:
-                        inflight[self._submit(pool, job)] = job
-                    except BrokenProcessPool:  # a worker died after the last wait: restart the pool below
-                        retry.appendleft(job)
-                        submit_broken = True
-                        break
-                if not inflight and not submit_broken:
+                broken, idle = self._fill(pool, source, retry, inflight)
+                if not inflight and not broken:
                     if idle:
                         continue
                     return
-                timeout = 0 if submit_broken else IDLE_POLL if idle else None
-                done, _ = wait(list(inflight), timeout=timeout, return_when=FIRST_COMPLETED)
-                broken = submit_broken
+                done, _ = wait(list(inflight), timeout=0 if broken else IDLE_POLL if idle else None,
+                               return_when=FIRST_COMPLETED)
                 for fut in done:
                     job = inflight.pop(fut)
                     try:
@@ -292,6 +168,7 @@ class LocalPool:
                     except BrokenProcessPool:
                         broken = True
                         inflight[fut] = job  # handled with the others below
+                        continue
                     except JobError as exc:
                         n = policy.after_error(job)
                         if n is not None:
@@ -299,46 +176,45 @@ class LocalPool:
                             retry.append(job)
                         else:
                             yield job, None, str(exc)
+                        continue
                     except Exception as exc:  # noqa: BLE001 - a grader bug: report it, keep the batch going
                         yield job, None, f"评分程序出错：{type(exc).__name__}: {exc}"
-                    else:
-                        yield job, payload, None
+                        continue
+                    yield job, payload, None
                 if broken:
-                    lost = list(inflight.values())
-                    inflight.clear()
                     pool.shutdown(wait=False, cancel_futures=True)
-                    give_up = []
-                    for job in lost:
-                        (retry if policy.after_lost_worker(job) else give_up).append(job)
-                    self.log(f"警告：一个评分工作进程意外退出；重启进程池，重新评分未完成的 {len(lost)} 份提交："
-                             + "，".join(_name(j) for j in lost[:8]) + ("……" if len(lost) > 8 else ""))
-                    for job in give_up:
-                        yield job, None, "评分工作进程反复意外退出"
+                    yield from self._lost(list(inflight.values()), policy, retry)
+                    inflight.clear()
                     pool = self._pool()
         finally:
-            # all done: wait for the idle workers to leave so their queues and semaphores are released
-            # now (the command may end with os._exit); otherwise do not wait for jobs still running, and
-            # end the workers still grading head-start jobs nobody wants rather than wait for them
-            if not inflight and any(not fut.done() for fut in unread):
-                _end_now(pool)
-            else:
-                pool.shutdown(wait=not inflight, cancel_futures=True)
+            # all done: wait for the idle workers to leave so that their queues and semaphores are released now (the
+            # command may end with os._exit); otherwise do not wait for the jobs still running
+            pool.shutdown(wait=not inflight, cancel_futures=True)
 
-    def _wanted_begun(self, early: dict) -> bool:
-        """Whether a worker is grading one of the wanted head-start jobs (``early``) now."""
-        return any(self._begun[slot] and not fut.done() for fut, _, slot in early.values())
+    def _fill(self, pool: ProcessPoolExecutor, source: Iterator[Job], retry: deque[Job], inflight: dict) -> tuple[bool, bool]:
+        """Submit jobs (retries first) until the window is full; (a worker died meanwhile, the source is idle)."""
+        while len(inflight) < self.window:
+            job = retry.popleft() if retry else next(source, None)
+            if job is None:
+                return False, False
+            if job is IDLE:
+                return False, True
+            try:
+                inflight[pool.submit(self.work, job.to_json())] = job
+            except BrokenProcessPool:  # a worker died after the last wait: the pool is rebuilt
+                retry.appendleft(job)
+                return True, False
+        return False, False
 
-
-def _end_now(executor: ProcessPoolExecutor) -> None:
-    """Stop ``executor`` without waiting for the jobs its workers are running: the workers are terminated (each
-    one's sandbox dies with it: bubblewrap's ``--die-with-parent``; its job folder is swept when its lock is free)."""
-    processes = list((getattr(executor, "_processes", None) or {}).values())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for p in processes:
-        p.terminate()
-    manager = getattr(executor, "_executor_manager_thread", None)
-    if manager is not None:  # it reaps the workers (joining them here too would race with it)
-        manager.join(timeout=10)
+    def _lost(self, lost: list[Job], policy: RetryPolicy, retry: deque[Job]) -> Iterator[Event]:
+        """The jobs in flight when a worker died: tried again, or given up after their tries."""
+        give_up = []
+        for job in lost:
+            (retry if policy.after_lost_worker(job) else give_up).append(job)
+        self.log(f"警告：一个评分工作进程意外退出；重启进程池，重新评分未完成的 {len(lost)} 份提交："
+                 + "，".join(_name(j) for j in lost[:8]) + ("……" if len(lost) > 8 else ""))
+        for job in give_up:
+            yield job, None, "评分工作进程反复意外退出"
 
 
 class DaskPool:
@@ -377,7 +253,8 @@ class DaskPool:
                      f"（当前 {len(now)} 个工作进程）")
         return now
 
-    def run(self, jobs: Iterable[Job], wanted: set[tuple[str, str, str]] | None = None) -> Iterator[Event]:
+    def run(self, jobs: Iterable[Job]) -> Iterator[Event]:
+        """As :meth:`LocalPool.run`, on the cluster (Dask reruns the task of a worker it lost)."""
         from distributed import as_completed
 
         source = iter(jobs)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from ..model import CaseResult, Limits, Outcome
 from ..sandbox import SandboxBroken, Session
+from ..sandbox.command import UNAVAILABLE_MODULES
 from .compare import compare, field_differences
 from .diagnose import Observed
 from .expected import expected_for
-from .prepare import UNAVAILABLE_MODULES
 from .render import show, show_call, show_exc
 from .specs import Case
 

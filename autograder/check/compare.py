@@ -89,42 +89,9 @@ def field_differences(expected: Any, got: Any) -> dict[str, str] | None:
 def compare(expected: Any, got: Any, path: str = "返回值") -> str | None:
     """Return None when ``got`` matches ``expected``, else a Chinese explanation."""
     if _is_record(expected):
-        why = _record_shape(expected, got, path)
-        if why:
-            return why
-        for f, e, g in zip(type(expected)._fields, expected, got.values):
-            why = compare(e, g, f"{path}.{f}" if path != "返回值" else f)
-            if why:
-                return why
-        return None
+        return _compare_named_tuple(expected, got, path)
     if isinstance(expected, np.ndarray):
-        if not isinstance(got, np.ndarray):
-            return f"{path} 应当是 numpy 数组，实际类型为 {_type_name(got)}"
-        if got.shape != expected.shape:
-            return f"{path} 的形状应为 {expected.shape}，实际为 {got.shape}"
-        ek, gk = expected.dtype.kind, got.dtype.kind
-        if ek in "iu":
-            if gk not in "iu":
-                return f"{path} 应当是整数数组，实际 dtype={got.dtype}"
-            if not np.array_equal(expected, got):
-                return f"{path} 的取值不一致"
-            return None
-        if ek == "f":
-            if gk not in "iuf":
-                return f"{path} 应当是实数数组，实际 dtype={got.dtype}"
-            e = expected.astype(np.float64).ravel()
-            g = got.astype(np.float64).ravel()
-            ok = _close_all(g, e)
-            if ok.all():
-                return None
-            i = int(np.argmin(ok))  # the first element that differs
-            a, b = float(g[i]), float(e[i])
-            return f"{path} 第 {i} 个元素应为 {b!r}，实际为 {a!r}"
-        if ek == "b":
-            if gk != "b" or not np.array_equal(expected, got):
-                return f"{path} 不一致"
-            return None
-        return None if np.array_equal(expected, got) else f"{path} 不一致"
+        return _compare_array(expected, got, path)
     if isinstance(expected, (bool, np.bool_)):
         if not isinstance(got, (bool, np.bool_)) or bool(got) != bool(expected):
             return f"{path} 应为 {bool(expected)!r}，实际为 {got!r}"
@@ -150,3 +117,42 @@ def compare(expected: Any, got: Any, path: str = "返回值") -> str | None:
             return f"{path} 应为 {expected!r}，实际为 {got!r}"
         return None
     raise TypeError(f"无法比较参考值类型 {type(expected).__name__}")
+
+
+def _compare_named_tuple(expected: tuple, got: Any, path: str) -> str | None:
+    """A named tuple: the same name and fields (:func:`_record_shape`), each field compared in turn."""
+    why = _record_shape(expected, got, path)
+    if why:
+        return why
+    for f, e, g in zip(type(expected)._fields, expected, got.values):
+        why = compare(e, g, f"{path}.{f}" if path != "返回值" else f)
+        if why:
+            return why
+    return None
+
+
+def _compare_array(expected: np.ndarray, got: Any, path: str) -> str | None:
+    """An array: the same shape, a dtype of the same kind (integers for integers, real numbers for floats), and the
+    same values (floats by the scalar rule, in one pass)."""
+    if not isinstance(got, np.ndarray):
+        return f"{path} 应当是 numpy 数组，实际类型为 {_type_name(got)}"
+    if got.shape != expected.shape:
+        return f"{path} 的形状应为 {expected.shape}，实际为 {got.shape}"
+    ek, gk = expected.dtype.kind, got.dtype.kind
+    if ek in "iu":
+        if gk not in "iu":
+            return f"{path} 应当是整数数组，实际 dtype={got.dtype}"
+        return None if np.array_equal(expected, got) else f"{path} 的取值不一致"
+    if ek == "f":
+        if gk not in "iuf":
+            return f"{path} 应当是实数数组，实际 dtype={got.dtype}"
+        e = expected.astype(np.float64).ravel()
+        g = got.astype(np.float64).ravel()
+        ok = _close_all(g, e)
+        if ok.all():
+            return None
+        i = int(np.argmin(ok))  # the first element that differs
+        return f"{path} 第 {i} 个元素应为 {float(e[i])!r}，实际为 {float(g[i])!r}"
+    if ek == "b":
+        return None if gk == "b" and np.array_equal(expected, got) else f"{path} 不一致"
+    return None if np.array_equal(expected, got) else f"{path} 不一致"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..model import CaseRecord, CaseResult, CellError, CellScore, Diagnosis, Limits, SetupReport, SubmissionResult, clip
+from ..model import (CaseRecord, CaseResult, CellError, CellScore, Diagnosis, Limits, SandboxSettings, SetupReport,
+                     SubmissionResult, clip)
 from ..sandbox import SandboxBroken, Session
 from .cases import run_case_observed
 from .diagnose import Observed, diagnose
@@ -17,13 +18,13 @@ from .specs import FIELD_LABELS, Assignment, cell_group
 
 
 def grade_notebook(assignment: Assignment, source: Path, submission: Path | None, student: str, *,
-                   sandbox: bool = True, limits: Limits | None = None) -> SubmissionResult:
+                   sandbox: SandboxSettings | bool = True, limits: Limits | None = None) -> SubmissionResult:
     """Grade ``submission`` (None when the student submitted nothing for this assignment)."""
     return grade_with_timing(assignment, source, submission, student, sandbox=sandbox, limits=limits)[0]
 
 
 def grade_with_timing(assignment: Assignment, source: Path, submission: Path | None, student: str, *,
-                      sandbox: bool = True, limits: Limits | None = None) -> tuple[SubmissionResult, float]:
+                      sandbox: SandboxSettings | bool = True, limits: Limits | None = None) -> tuple[SubmissionResult, float]:
     """:func:`grade_notebook`, and the seconds spent starting sandboxes and running the notebook's cells.
 
     A submission the trusted side cannot handle (a bug, or input that breaks a check) still gets a
@@ -33,7 +34,8 @@ def grade_with_timing(assignment: Assignment, source: Path, submission: Path | N
     """
     t0 = time.monotonic()
     try:
-        return _grade(assignment, source, submission, student, sandbox=sandbox, limits=limits or Limits(), t0=t0)
+        return _grade(assignment, source, submission, student, sandbox=SandboxSettings.of(sandbox), limits=limits or Limits(),
+                      t0=t0)
     except (SandboxBroken, SystemError):
         raise  # the machine or the interpreter, not the student: retried, never a grade
     except Exception as exc:  # noqa: BLE001 - recorded as this submission's outcome, never the batch's
@@ -47,12 +49,13 @@ def unjudged(assignment: Assignment, student: str, why: str, seconds: float = 0.
     return _scored(assignment, student, results, [why], [], seconds)
 
 
-def _grade(assignment: Assignment, source: Path, submission: Path | None, student: str, *, sandbox: bool,
+def _grade(assignment: Assignment, source: Path, submission: Path | None, student: str, *, sandbox: SandboxSettings,
            limits: Limits, t0: float) -> tuple[SubmissionResult, float]:
     deadline = t0 + limits.submission_timeout
     results: dict[str, CaseResult] = {}
     observed: dict[str, list[Observed]] = {}
-    notes: list[str] = []
+    notes: list[str] = []  # about the notebook
+    run_notes: list[str] = []  # about running it against the cases (SubmissionResult.run_notes)
     cell_errors: list[CellError] = []
     start_seconds = 0.0
     if submission is None:
@@ -84,21 +87,22 @@ def _grade(assignment: Assignment, source: Path, submission: Path | None, studen
                     session.close()
                 report, start_seconds, out_of_time = session.report, session.start_seconds, session.report.out_of_time
             if report is not None:
-                notes += _setup_notes(report, cell_errors)
+                run_notes += _setup_notes(report, cell_errors)
             if out_of_time:
-                notes.append(f"这份提交的评分总时间超过上限（{limits.submission_timeout:g} 秒，多为反复超时的单元或调用），"
+                run_notes.append(f"这份提交的评分总时间超过上限（{limits.submission_timeout:g} 秒，多为反复超时的单元或调用），"
                              "其余用例未能运行，计 0 分。")
     try:
         diagnoses = diagnose(assignment, results, observed) if observed else []
     except Exception:  # noqa: BLE001 - naming a mistake is advice: a fault there must not cost the grade
         diagnoses = []
-        notes.append("评分程序未能分析这次提交的错误属于哪一类（不影响得分）。")
-    return (_scored(assignment, student, results, notes, cell_errors, time.monotonic() - t0, diagnoses),
+        run_notes.append("评分程序未能分析这次提交的错误属于哪一类（不影响得分）。")
+    return (_scored(assignment, student, results, notes, cell_errors, time.monotonic() - t0, diagnoses, run_notes),
             start_seconds)
 
 
 def _setup_notes(report: SetupReport, cell_errors: list[CellError]) -> list[str]:
-    """Feedback notes about running the cells; appends each cell's error to ``cell_errors``."""
+    """Feedback notes about running the cells (restarts and skipped cells follow from the cases that crashed or
+    hung the process: run notes); appends each cell's error to ``cell_errors``."""
     notes = []
     for idx, err in sorted(report.cell_errors.items()):
         cell_errors.append(CellError(idx, str(err.get("type")), str(err.get("tb", ""))[-2000:]))
@@ -113,7 +117,8 @@ def _setup_notes(report: SetupReport, cell_errors: list[CellError]) -> list[str]
 
 
 def _scored(assignment: Assignment, student: str, results: dict[str, CaseResult], notes: list[str],
-            cell_errors: list[CellError], seconds: float, diagnoses: list[Diagnosis] | None = None) -> SubmissionResult:
+            cell_errors: list[CellError], seconds: float, diagnoses: list[Diagnosis] | None = None,
+            run_notes: list[str] | None = None) -> SubmissionResult:
     """The submission's result: each case's points by the rules of :mod:`.scoring`, summed per grade cell."""
     scores = score(assignment, results)
     cells: dict[str, CellScore] = {}
@@ -134,4 +139,4 @@ def _scored(assignment: Assignment, student: str, results: dict[str, CaseResult]
     total = round(sum(c.score for c in cells.values()), 6)
     return SubmissionResult(student, assignment.name, total, float(assignment.max_score()), cells, records, notes,
                             cell_errors, round(seconds, 3), diagnoses=list(diagnoses or []), field_labels=dict(FIELD_LABELS),
-                            field_scored=list(assignment.by_field))
+                            field_scored=list(assignment.by_field), run_notes=list(run_notes or []))

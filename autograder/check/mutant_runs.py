@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import reference
-from ..model import CaseResult, Limits, Outcome, SetupReport
+from ..model import CaseResult, Limits, Outcome, SandboxSettings, SetupReport
 from ..sandbox import Session
 from ..sandbox.payload import wire
 from . import mutants
@@ -122,10 +122,10 @@ def label(case: Case) -> str:
     return "正确实现" if case.variant == "correct" else "错误实现：" + table[case.variant][0]
 
 
-def run_mutants(cells: list[tuple[int, str]], notebook: Path, cases: list[Case], sandbox: bool,
+def run_mutants(cells: list[tuple[int, str]], notebook: Path, cases: list[Case], sandbox: SandboxSettings | bool,
                 limits: Limits, deadline: float | None = None) -> tuple[dict[str, CaseResult], list[SetupReport], float]:
     """Judge every mutant case: ``(results by case id, setup reports, seconds spent starting sandboxes and cells)``."""
-    raw, reports, seconds = _runs(cells, notebook, cases, sandbox, limits, deadline, shared=sandbox)
+    raw, reports, seconds = _runs(cells, notebook, cases, sandbox, limits, deadline, shared=SandboxSettings.of(sandbox).enabled)
     if raw is None:
         # A run ended the shared sandbox (crash, timeout, garbage on the pipe), so later runs started in a
         # new one, which they could notice: one bit from an earlier run.  Discard everything and judge

@@ -29,6 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..model import MAX_NOTEBOOK_BYTES
+from ..sandbox.command import UNAVAILABLE_MODULES
 
 MAX_JSON_OBJECTS = 100_000  # an honest notebook, figures and all, has a few thousand
 MAX_ANALYSED_CELL = 64 << 10  # characters of a cell that the trusted side parses (IPython transform, import rule)
@@ -118,7 +119,9 @@ def cell_label(index: int) -> str:
 
 
 def prepare(source_path: Path, submission_path: Path) -> PreparedNotebook:
-    """Build the list of code cells to execute for ``submission_path``."""
+    """Build the list of code cells to execute for ``submission_path``: the submission read with bounds, its cells
+    matched to the source's (:func:`_match`), the locked cells it lacks restored (:func:`_restore`), each cell
+    transformed as a kernel would and its unavailable imports skipped (:func:`_runnable`)."""
     out = PreparedNotebook()
     src_cells = source_cells(source_path)
     by_id = {}
@@ -126,29 +129,49 @@ def prepare(source_path: Path, submission_path: Path) -> PreparedNotebook:
         gid = _nbgrader_meta(c).get("grade_id")
         if gid:
             by_id[gid] = c
-    try:
-        size = submission_path.stat().st_size
-        if size > MAX_NOTEBOOK_BYTES:
-            out.error = (f"笔记本文件有 {size / (1 << 20):.1f} MiB，超过上限 {MAX_NOTEBOOK_BYTES >> 20} MiB，无法评分"
-                         "（多半是输出中的图片：清除全部输出后保存，再提交）")
-            return out
-        if size == 0:
-            out.error = "提交的文件是空的（0 字节），无法评分：请在 JupyterLab 中保存笔记本后重新提交"
-            return out
-        raw = submission_path.read_bytes()
-        if raw.count(b"{") > MAX_JSON_OBJECTS:  # bounded before parsing: millions of tiny cells cost gigabytes
-            out.error = (f"笔记本的结构过于庞大（超过 {MAX_JSON_OBJECTS} 个 JSON 对象），无法评分："
-                         "请提交 JupyterLab 保存的作业笔记本")
-            return out
-        cells = read_cells(raw.decode("utf-8"))
-    except Exception as exc:  # noqa: BLE001 - any malformed file is a graded (zero) submission
-        out.error = ("提交的文件不是可以读取的 Jupyter 笔记本（nbformat 4），无法评分"
-                     f"（{type(exc).__name__}: {str(exc)[:200]}）：请提交 JupyterLab 保存的 .ipynb 文件")
+    cells = _read_submission(submission_path, out)
+    if cells is None:
         return out
     # (a grade_id the student's file gives as a list or an object is no cell's: it must not stop the grading)
     has_metadata = any(isinstance(gid := _nbgrader_meta(c).get("grade_id"), str) and gid in by_id
                        for c in cells if isinstance(c, dict))
     seen: set[str] = set()
+    run = _match(cells, by_id, seen, out.notes)
+    missing_setup = _restore(src_cells, seen, has_metadata, out.notes)
+    if not has_metadata:
+        out.notes.append("这个笔记本没有作业的 nbgrader 元数据（例如把答案粘贴进了新建的笔记本）：评分运行了其中全部代码单元，"
+                         "并从作业原件补上了带锁的准备单元；请尽量在下发的作业笔记本中作答。")
+    out.cells = _runnable(missing_setup + run, out)
+    return out
+
+
+def _read_submission(path: Path, out: PreparedNotebook) -> list | None:
+    """The submission's cells, or None with ``out.error`` saying why it cannot be graded (too large, empty, too many
+    JSON objects: bounded before parsing, millions of tiny cells cost gigabytes; not a notebook)."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_NOTEBOOK_BYTES:
+            out.error = (f"笔记本文件有 {size / (1 << 20):.1f} MiB，超过上限 {MAX_NOTEBOOK_BYTES >> 20} MiB，无法评分"
+                         "（多半是输出中的图片：清除全部输出后保存，再提交）")
+            return None
+        if size == 0:
+            out.error = "提交的文件是空的（0 字节），无法评分：请在 JupyterLab 中保存笔记本后重新提交"
+            return None
+        raw = path.read_bytes()
+        if raw.count(b"{") > MAX_JSON_OBJECTS:
+            out.error = (f"笔记本的结构过于庞大（超过 {MAX_JSON_OBJECTS} 个 JSON 对象），无法评分："
+                         "请提交 JupyterLab 保存的作业笔记本")
+            return None
+        return read_cells(raw.decode("utf-8"))
+    except Exception as exc:  # noqa: BLE001 - any malformed file is a graded (zero) submission
+        out.error = ("提交的文件不是可以读取的 Jupyter 笔记本（nbformat 4），无法评分"
+                     f"（{type(exc).__name__}: {str(exc)[:200]}）：请提交 JupyterLab 保存的 .ipynb 文件")
+        return None
+
+
+def _match(cells: list, by_id: dict[str, dict], seen: set[str], notes: list[str]) -> list[tuple[int, str]]:
+    """The submission's code cells that run, in order: answer cells and added cells with the student's text, locked
+    cells with the source's (test cells never); ``seen`` collects the source's cells found, ``notes`` what changed."""
     run: list[tuple[int, str]] = []
     for i, cell in enumerate(cells):
         if not isinstance(cell, dict):
@@ -158,8 +181,8 @@ def prepare(source_path: Path, submission_path: Path) -> PreparedNotebook:
         if cell.get("cell_type") != "code":
             if src is not None and src.get("cell_type") == "code" and _nbgrader_meta(src).get("solution"):
                 seen.add(gid)
-                out.notes.append(f"答案单元（{cell_label(i)}）被改成了 {cell.get('cell_type')} 单元，其中的代码没有运行："
-                                 "在 JupyterLab 中把它改回 Code 单元后重新提交。")
+                notes.append(f"答案单元（{cell_label(i)}）被改成了 {cell.get('cell_type')} 单元，其中的代码没有运行："
+                             "在 JupyterLab 中把它改回 Code 单元后重新提交。")
             continue
         text = cell.get("source", "")
         text = "".join(text) if isinstance(text, list) else str(text)
@@ -173,10 +196,15 @@ def prepare(source_path: Path, submission_path: Path) -> PreparedNotebook:
             continue
         if _locked_identity(cell) != _locked_identity(src):
             kind = "测试单元" if smeta.get("grade") else "带锁单元"
-            out.notes.append(f"{kind} {gid}（{cell_label(i)}）被修改（或其元数据被修改）；评分使用原始版本，修改不影响分数。")
+            notes.append(f"{kind} {gid}（{cell_label(i)}）被修改（或其元数据被修改）；评分使用原始版本，修改不影响分数。")
         if not smeta.get("grade"):
             run.append((i, src["source"]))
-    # locked setup cells and answer cells missing from the submission
+    return run
+
+
+def _restore(src_cells: list[dict], seen: set[str], has_metadata: bool, notes: list[str]) -> list[tuple[int, str]]:
+    """The source's locked setup cells missing from the submission (run first, negative indices), and a note for
+    each missing cell (one note for them all when the notebook has no nbgrader metadata at all)."""
     missing_setup = []
     for c in src_cells:
         meta = _nbgrader_meta(c)
@@ -186,30 +214,28 @@ def prepare(source_path: Path, submission_path: Path) -> PreparedNotebook:
         if not meta.get("solution") and not meta.get("grade"):
             missing_setup.append((-1 - len(missing_setup), c["source"]))
         if not has_metadata:
-            continue  # one note below instead of one per cell
+            continue
         if meta.get("solution"):
-            out.notes.append(f"答案单元 {gid} 不在提交的笔记本中（被删除，或单元的 nbgrader 元数据被改动）；"
-                             "评分运行了笔记本中实际存在的全部代码单元。")
+            notes.append(f"答案单元 {gid} 不在提交的笔记本中（被删除，或单元的 nbgrader 元数据被改动）；"
+                         "评分运行了笔记本中实际存在的全部代码单元。")
         elif meta.get("grade"):
-            out.notes.append(f"测试单元 {gid} 被删除；测试由评分程序执行，删除不影响分数。")
+            notes.append(f"测试单元 {gid} 被删除；测试由评分程序执行，删除不影响分数。")
         else:
-            out.notes.append(f"带锁单元 {gid} 被删除；评分时已从作业原件恢复。")
-    if not has_metadata:
-        out.notes.append("这个笔记本没有作业的 nbgrader 元数据（例如把答案粘贴进了新建的笔记本）：评分运行了其中全部代码单元，"
-                         "并从作业原件补上了带锁的准备单元；请尽量在下发的作业笔记本中作答。")
-    cells_to_run = []
-    for i, text in missing_setup + run:
+            notes.append(f"带锁单元 {gid} 被删除；评分时已从作业原件恢复。")
+    return missing_setup
+
+
+def _runnable(cells: list[tuple[int, str]], out: PreparedNotebook) -> list[tuple[int, str]]:
+    """Each cell as the Python a kernel would run, its top-level imports of unavailable modules skipped (noted first)."""
+    runnable = []
+    for i, text in cells:
         code, skipped = skip_unavailable_imports(to_python(text))
         for line, module in skipped:
             out.notes.insert(0, f"{cell_label(i)}第 {line} 行导入了 {module}，评分环境中没有这个模块（只提供 Python 标准库和 NumPy）："
                                 "评分时跳过了这一行，单元的其余代码照常运行；若评分的函数用到了它，相应用例不得分。")
             out.skipped_imports.update(skipped_names(text, module))
-        cells_to_run.append((i, code))
-    out.cells = cells_to_run
-    return out
-
-
-UNAVAILABLE_MODULES = ("sklearn", "scipy", "autograder")
+        runnable.append((i, code))
+    return runnable
 
 
 def _unavailable(module: str | None) -> bool:

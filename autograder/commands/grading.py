@@ -18,12 +18,11 @@ import fcntl
 import hashlib
 import json
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol
 
-from ..model import Limits
+from ..model import Limits, SandboxSettings
 
 if TYPE_CHECKING:
     from ..batch import pools
@@ -36,31 +35,6 @@ if TYPE_CHECKING:
 REPO = Path(__file__).resolve().parents[2]
 Log = Callable[[str], None]
 REFUSED = "。拒绝在没有沙箱的情况下运行学生代码；确需如此请加 --no-sandbox"
-
-
-class Background:
-    """``fn()`` running in a daemon thread from now on; :meth:`result` waits for it and returns its value or
-    raises its exception.  ``done`` is set when it has ended."""
-
-    def __init__(self, fn: Callable[[], object], name: str) -> None:
-        self.done = threading.Event()
-        self._value: object = None
-        self._error: BaseException | None = None
-        threading.Thread(target=self._run, args=(fn,), name=name, daemon=True).start()
-
-    def _run(self, fn: Callable[[], object]) -> None:
-        try:
-            self._value = fn()
-        except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for the result
-            self._error = exc
-        finally:
-            self.done.set()
-
-    def result(self) -> object:
-        self.done.wait()
-        if self._error is not None:
-            raise self._error
-        return self._value
 
 
 def add_grading_options(parser: argparse.ArgumentParser, *, folder: str) -> None:
@@ -97,58 +71,46 @@ class Grading:
 
     solutions: Path
     sources: dict[str, Path]  # assignment -> the instructor's source notebook
-    sandbox: bool
+    sandbox: SandboxSettings  # carried by every job
     limits: Limits
     scheduler: str | None
     jobs: int
     scratch: str | None
     db_wait: float
     enforcement: Enforcement | None = None  # the limits in force on this machine (None: cluster or no sandbox)
-    check: Background | None = None  # the sandbox's self-test on this machine, if it still runs (see confirm)
 
-    def confirm(self, error: type[Exception]) -> None:
-        """Wait for the sandbox's self-test if it runs in the background; ``error`` with its reason if it failed.
+    @property
+    def workers(self) -> int:
+        """Job slots of a local pool (``--jobs``, default one per core)."""
+        return self.jobs or os.cpu_count() or 1
 
-        A run calls this before it records any result: until then, whatever its workers graded is discarded
-        when the sandbox turns out not to work here."""
-        if self.check is not None:
-            why = self.check.result()
-            if why:
-                raise error(f"{why}{REFUSED}")
-
-    def check_failed(self) -> bool:
-        """True once a background self-test has ended without finding a working sandbox (see :meth:`confirm`)."""
-        return self.check is not None and self.check.done.is_set() and bool(self.check.result())
-
-    def pool(self, log: Log, work: Callable[[dict], dict] | None = None,
-             extra: int | None = None, fork_server: bool = True) -> pools.LocalPool | pools.DaskPool:
+    def pool(self, log: Log, work: Callable[[dict], dict] | None = None, extra: int = 0,
+             fork_server: bool = True) -> pools.LocalPool | pools.DaskPool:
         """The pool that runs ``work`` (default :func:`~autograder.batch.jobs.grade_job`) on each job: the Dask
-        cluster of ``--scheduler``, else local processes (``extra`` more behind the CPU-bound admission; None:
-        :func:`~autograder.batch.pools.local_extra`; forked from a fork server unless ``fork_server`` is
-        False, see :class:`~autograder.batch.pools.LocalPool`)."""
+        cluster of ``--scheduler``, else local processes (forked from a fork server unless ``fork_server`` is
+        False, see :class:`~autograder.batch.pools.LocalPool`).  ``extra`` must be 0: the service's call still
+        names it (a pool has one process per job slot)."""
+        if extra:
+            raise ValueError("a pool has no extra worker processes")
         from ..batch import pools
         from ..batch.jobs import grade_job
 
         work = work or grade_job
         if self.scheduler:
             return pools.DaskPool(self.scheduler, log, work=work)
-        workers = self.jobs or os.cpu_count() or 1
         # this machine's sandbox is checked once for the run (grading_setup): its workers do not test it again
-        return pools.LocalPool(workers, log, work=work, extra=pools.local_extra(workers) if extra is None else extra,
-                               sandbox_checked=self.enforcement is not None, fork_server=fork_server)
+        return pools.LocalPool(self.workers, log, work=work, sandbox_checked=self.enforcement is not None,
+                               fork_server=fork_server)
 
     def describe(self) -> str:
-        return f"Dask 集群 {self.scheduler}" if self.scheduler else f"本机 {self.jobs or os.cpu_count()} 个评分进程"
+        return f"Dask 集群 {self.scheduler}" if self.scheduler else f"本机 {self.workers} 个评分进程"
 
 
-def grading_setup(args: argparse.Namespace, assignments: dict[str, Assignment], error: type[Exception], log: Log, *,
-                  background: bool = False) -> Grading:
+def grading_setup(args: argparse.Namespace, assignments: dict[str, Assignment], error: type[Exception],
+                  log: Log) -> Grading:
     """:class:`Grading` for ``assignments`` from ``args``; ``error`` (with a Chinese message) when it cannot grade:
-    a missing source, or no working sandbox on this machine without ``--no-sandbox``.
-
-    The sandbox's self-test (a real sandboxed call) runs here, or with ``background`` in a thread while the
-    caller goes on (collecting submissions, starting workers): the caller then calls :meth:`Grading.confirm`
-    before it records anything."""
+    a missing source, or no working sandbox on this machine without ``--no-sandbox`` (the self-test, a real
+    sandboxed call, runs here)."""
     from ..sandbox import enforcement, self_test
 
     solutions = Path(args.solutions or REPO / "solutions").resolve()
@@ -156,32 +118,25 @@ def grading_setup(args: argparse.Namespace, assignments: dict[str, Assignment], 
     for src in sources.values():
         if not src.is_file():
             raise error(f"找不到教师源 {src}")
-    sandbox = not args.no_sandbox
-    held = check = None
-    if sandbox and not args.scheduler:  # a cluster's workers check their own
+    # a cluster's workers find their own cgroup parent and account, and check their own sandbox
+    local = not args.scheduler
+    sandbox = SandboxSettings(not args.no_sandbox, args.cgroup_parent if local else None,
+                              args.sandbox_user if local else None)
+    held = None
+    if sandbox.enabled and local:
         try:  # which limits hold here, and how
-            held = enforcement.prepare(args.cgroup_parent, args.sandbox_user)
+            held = enforcement.prepare(sandbox.cgroup_parent, sandbox.user)
         except enforcement.SetupError as exc:
             raise error(str(exc)) from None
         log(f"autograder: {held.describe(Limits(memory_bytes=args.memory_mib << 20))}")
-        if background:
-            check = Background(self_test, "sandbox-self-test")
-        else:
-            why = self_test()
-            if why:
-                raise error(f"{why}{REFUSED}")
-    elif not sandbox:
+        why = self_test(settings=sandbox)
+        if why:
+            raise error(f"{why}{REFUSED}")
+    elif not sandbox.enabled:
         log("autograder: 警告：--no-sandbox，学生代码不经隔离运行")
     limits = Limits(call_timeout=args.call_timeout, memory_bytes=args.memory_mib << 20,
                     submission_timeout=args.submission_timeout)
-    if not args.scheduler:
-        from ..batch import pools
-
-        try:
-            pools.local_extra(1)  # a malformed AUTOGRADER_EXTRA_WORKERS is refused here, before any grading
-        except ValueError as exc:
-            raise error(str(exc)) from None
-    return Grading(solutions, sources, sandbox, limits, args.scheduler, args.jobs, args.scratch, args.db_wait, held, check)
+    return Grading(solutions, sources, sandbox, limits, args.scheduler, args.jobs, args.scratch, args.db_wait, held)
 
 
 def lock_folder(folder: Path, name: str, busy: Callable[[str], str], error: type[Exception]) -> int:

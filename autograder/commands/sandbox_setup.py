@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..model import SandboxSettings
 from ..sandbox import delegation, enforcement, self_test
 
 
@@ -24,6 +25,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"autograder: {exc}", file=sys.stderr)
         return 2
     print(held.describe())
-    why = self_test()
+    why = self_test(settings=SandboxSettings(True, args.cgroup_parent, args.sandbox_user))
     print(f"沙箱自检：{why or '通过'}")
     return 2 if why else (1 if held.weak() else 0)

@@ -6,7 +6,10 @@
   grader (``autograder sandbox setup``, systemd ``Delegate=yes``, ``--cgroup-parent``);
 * :mod:`.account` - the host account a root grader starts its sandboxes as (never root);
 * :mod:`.enforcement` - which limits hold here and how (printed at start, recorded in run.json);
-* :mod:`.session` - :class:`Session`, the trusted client that starts the sandbox and talks to it;
+* :mod:`.session` - :class:`Session`, one submission's cells and calls, run by run;
+* :mod:`.runs` - where a session's runs take place: forks of a zygote sandbox (or plain processes, ``--no-sandbox``);
+* :mod:`.zygote` - one sandbox seen from the grader: start it, fork a run, end the run, destroy it;
+* :mod:`.channel` - the protocol pipe, read with bounds;
 * :mod:`.warm` - the idle zygote sandboxes a process keeps between submissions (``AUTOGRADER_SANDBOX=cold``: none);
 * :mod:`.selftest` - :func:`self_test`, which says why this machine cannot isolate (or None);
 * ``payload/`` - everything that runs INSIDE the sandbox (runner, zygote, isolation, seccomp filter,
@@ -16,6 +19,6 @@ This layer knows nothing of assignments, grades or gradebooks.
 """
 
 from .selftest import self_test
-from .session import SandboxBroken, Session, cell_time
+from .session import SandboxBroken, Session
 
-__all__ = ["Session", "SandboxBroken", "cell_time", "self_test"]
+__all__ = ["Session", "SandboxBroken", "self_test"]

@@ -12,7 +12,6 @@ import os
 import pwd
 from dataclasses import dataclass
 
-ENV_USER = "AUTOGRADER_SANDBOX_USER"
 DEFAULT_USER = "nobody"
 
 
@@ -28,10 +27,11 @@ class Account:
 
 
 def sandbox_account(name: str | None = None) -> Account | None:
-    """The account sandboxes start as when this process is root (None: not root, sandboxes run as this user)."""
+    """The account sandboxes start as when this process is root (``name``, default :data:`DEFAULT_USER`; None: not
+    root, sandboxes run as this user)."""
     if os.geteuid() != 0:
         return None
-    name = name or os.environ.get(ENV_USER) or DEFAULT_USER
+    name = name or DEFAULT_USER
     try:
         pw = pwd.getpwnam(name)
     except KeyError:
@@ -39,11 +39,3 @@ def sandbox_account(name: str | None = None) -> Account | None:
     if pw.pw_uid == 0 or pw.pw_gid == 0:
         raise AccountError(f"--sandbox-user {name} 是 root：学生进程不得以主机 root 运行")
     return Account(name, pw.pw_uid, pw.pw_gid)
-
-
-def configure(name: str | None) -> Account | None:
-    """Check ``name`` and hand it to the grading workers (spawned processes) through the environment."""
-    account = sandbox_account(name)
-    if account is not None:
-        os.environ[ENV_USER] = account.name
-    return account

@@ -13,9 +13,18 @@ from ..model import Limits
 
 PAYLOAD_DIR = Path(__file__).resolve().parent / "payload"
 PAYLOAD_MOUNT = "/opt/autograder"
-# Installed in the course environment but hidden from student code: scikit-learn's metric functions are
-# what the assignments ask students to write; SciPy is outside the allowed standard library + NumPy.
+# What student code may import: the interpreter's standard library and the course environment's own packages,
+# except these, installed there but hidden: scikit-learn's metric functions are what the assignments ask
+# students to write; SciPy is outside the allowed standard library + NumPy.
 MASKED_PACKAGES = ("sklearn", "scipy")
+# Modules a notebook's top-level import cannot get in the sandbox (check.prepare skips such an import with a
+# note): the masked packages and the grader itself, which is never bound into the sandbox.
+UNAVAILABLE_MODULES = MASKED_PACKAGES + ("autograder",)
+SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")  # bound read-only into every sandbox
+PACKAGE_FOLDERS = ("site-packages", "dist-packages")
+# Where package folders lie below a bound directory: the standard library's own (non-Debian installs), an
+# installation prefix's (lib/python3.X/site-packages), Debian's (lib/python3/dist-packages, and /usr/local's)
+PACKAGE_FOLDER_PATTERNS = ("{}", "lib*/python*/{}", "local/lib*/python*/{}")
 
 
 def python_paths() -> list[str]:
@@ -45,6 +54,38 @@ def _site_packages() -> str:
     return sysconfig.get_paths()["purelib"]
 
 
+def foreign_package_folders(roots: list[str], own: list[str]) -> list[str]:
+    """Every package folder (``site-packages``, ``dist-packages``) below ``roots`` except the environment's ``own``.
+
+    Binding the Python installation binds its prefix whole: the base interpreter's ``site-packages`` (and on a
+    Debian system ``/usr/lib/python3/dist-packages`` below ``/usr``) would be importable after a
+    ``sys.path.append``, with packages the environment masks or never installed.  Each folder found is given
+    as reached below its root (that path exists in the sandbox), once per real folder; a folder that is, or
+    holds, one of ``own`` is kept.
+    """
+    keep = {os.path.realpath(p) for p in own}
+    found: dict[str, str] = {}
+    for root in roots:
+        for pattern in PACKAGE_FOLDER_PATTERNS:
+            for name in PACKAGE_FOLDERS:
+                for path in sorted(Path(root).glob(pattern.format(name))):
+                    real = os.path.realpath(path)
+                    if path.is_dir() and not any(k == real or k.startswith(real + "/") for k in keep):
+                        found.setdefault(real, str(path))
+    return sorted(found.values())
+
+
+@functools.lru_cache(maxsize=1)
+def _masks() -> tuple[str, ...]:
+    """The folders a sandbox sees as empty: every package folder but the environment's, and its masked packages
+    (worked out once per process)."""
+    own = sysconfig.get_paths()
+    roots = [d for d in SYSTEM_DIRS if os.path.isdir(d) and not os.path.islink(d)] + python_paths()
+    masked = [os.path.join(_site_packages(), name) for name in MASKED_PACKAGES]
+    return tuple(foreign_package_folders(roots, [own["purelib"], own["platlib"]])
+                 + [p for p in masked if os.path.isdir(p)])
+
+
 def bwrap_command(limits: Limits) -> list[str]:
     """The bubblewrap command line of a sandbox whose runner becomes the zygote.
 
@@ -59,18 +100,15 @@ def bwrap_command(limits: Limits) -> list[str]:
            "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
            "--size", str(limits.scratch_bytes), "--tmpfs", "/tmp",
            "--size", str(limits.scratch_bytes), "--tmpfs", "/home/student"]
-    for d in ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"):
+    for d in SYSTEM_DIRS:
         if os.path.islink(d):
             cmd += ["--symlink", os.readlink(d), d]
         elif os.path.isdir(d):
             cmd += ["--ro-bind", d, d]
     for p in python_paths():
         cmd += ["--ro-bind", p, p]
-    for name in MASKED_PACKAGES:
-        package = os.path.join(_site_packages(), name)
-        if os.path.isdir(package):
-            # not available to answers (the rules allow the standard library and NumPy): an empty, sealed mask
-            cmd += ["--size", "4096", "--perms", "0555", "--tmpfs", package, "--remount-ro", package]
+    for folder in _masks():  # an empty, sealed mask over what student code may not import
+        cmd += ["--size", "4096", "--perms", "0555", "--tmpfs", folder, "--remount-ro", folder]
     cmd += ["--ro-bind", str(PAYLOAD_DIR), PAYLOAD_MOUNT]  # the whole payload, nothing else of the grader
     # bubblewrap's own root (/, /opt, /home and the mount points it made) is a tmpfs without a size
     # limit, shared by every run of the zygote: read-only.  (No --disable-userns: the zygote needs a
@@ -88,7 +126,6 @@ def environment() -> dict[str, str]:
             "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
 
 
-SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
 STAGE = Path("/run/autograder-stage")  # root grader: where the sandbox's first process shows it what it binds
 
 

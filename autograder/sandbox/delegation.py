@@ -11,7 +11,7 @@
 
 A cgroup path (``--cgroup-parent``) is written as in ``/proc/self/cgroup``, e.g. ``/autograder@course``;
 it names the same place below every hierarchy's mount point.  The choice travels to the grading
-workers (spawned processes) in the environment variable :data:`ENV_PARENT`.
+workers in every job (:class:`autograder.model.SandboxSettings`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import pwd
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
-ENV_PARENT = "AUTOGRADER_CGROUP_PARENT"
 V1_CONTROLLERS = ("pids", "cpu", "cpuacct", "memory")
 V2_CONTROLLERS = ("pids", "cpu", "memory")
 LEAF = "grader"  # v2: the leaf the grader's own processes move into
@@ -76,7 +75,7 @@ def parents(explicit: str | None = None) -> dict[str, Path]:
     Only existing directories this process may create cgroups in are returned; an empty result means
     no cgroup limits (the sandbox falls back to per-process limits and wall clock).
     """
-    chosen = explicit or os.environ.get(ENV_PARENT) or None
+    chosen = explicit or None
     root = os.geteuid() == 0
     if is_v2():
         path = _under(CGROUP_ROOT, chosen or ("/" if root else own_cgroup()))
@@ -101,17 +100,13 @@ def _usable(path: Path) -> bool:
 def prepare(explicit: str | None = None) -> dict[str, Path]:
     """In the grader, before any worker starts: check the parent and, on v2, make it able to delegate.
 
-    Raises :class:`DelegationError` when an explicit parent cannot be used.  Records the choice in
-    the environment for the workers.
+    Raises :class:`DelegationError` when an explicit parent cannot be used.
     """
-    if explicit:
-        found = parents(explicit)
-        if not found:
-            where = _under(CGROUP_ROOT, explicit) if is_v2() else _under(CGROUP_ROOT / "pids", explicit)
-            raise DelegationError(f"无法在 --cgroup-parent {explicit}（{where}）下建立 cgroup：目录不存在或当前用户"
-                                  f"（{user_name()}）不可写；请以 root 运行 autograder sandbox setup --user 用户名")
-        os.environ[ENV_PARENT] = explicit
     found = parents(explicit)
+    if explicit and not found:
+        where = _under(CGROUP_ROOT, explicit) if is_v2() else _under(CGROUP_ROOT / "pids", explicit)
+        raise DelegationError(f"无法在 --cgroup-parent {explicit}（{where}）下建立 cgroup：目录不存在或当前用户"
+                              f"（{user_name()}）不可写；请以 root 运行 autograder sandbox setup --user 用户名")
     if "unified" in found and (os.geteuid() != 0 or explicit):
         _enable_v2(found["unified"])
     return found

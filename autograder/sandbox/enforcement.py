@@ -72,11 +72,11 @@ def prepare(cgroup_parent: str | None = None, sandbox_user: str | None = None) -
     """Apply the options, find out which limits hold here, remember it (:func:`current`) and return it."""
     global _CURRENT
     try:
-        account = accounts.configure(sandbox_user)
+        account = accounts.sandbox_account(sandbox_user)
         delegation.prepare(cgroup_parent)
     except (accounts.AccountError, delegation.DelegationError) as exc:
         raise SetupError(str(exc)) from None
-    probe = SandboxCgroups(processes=8, cpus=1.0, memory_bytes=256 << 20)
+    probe = SandboxCgroups(processes=8, cpus=1.0, memory_bytes=256 << 20, parent=cgroup_parent)
     try:
         cpu = probe.cpu_seconds() is not None
         mem_path = probe.paths.get("unified") or probe.paths.get("memory")

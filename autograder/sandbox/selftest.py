@@ -6,7 +6,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ..model import Limits
+from ..model import Limits, SandboxSettings
 from .session import SandboxBroken, Session
 
 
@@ -31,13 +31,13 @@ def userns_hint() -> str:
     return ""
 
 
-def self_test(limits: Limits | None = None) -> str | None:
+def self_test(limits: Limits | None = None, settings: SandboxSettings | None = None) -> str | None:
     """Return None if the sandbox works here, else a reason (Chinese).
 
     Checks bubblewrap itself, then runs a real sandboxed call (zygote, isolated child, seccomp), so
     that a machine where e.g. nested user namespaces are forbidden is refused before grading starts.
-    ``limits``: those the caller grades with, so that the zygote the test leaves warm (:mod:`.warm`) is
-    the one its next session takes (default :class:`Limits`).
+    ``limits`` and ``settings``: those the caller grades with, so that the zygote the test leaves warm
+    (:mod:`.warm`) is the one its next session takes (default :class:`Limits`, this machine's defaults).
     """
     exe = shutil.which("bwrap")
     if exe is None:
@@ -49,7 +49,7 @@ def self_test(limits: Limits | None = None) -> str | None:
         return f"bwrap 无法运行：{exc}"
     if r.returncode != 0:
         return "bwrap 无法创建命名空间：" + r.stderr.decode(errors="replace").strip()[:300] + userns_hint()
-    session = Session([(0, "def _sandbox_selftest():\n    return 42\n")], None, sandbox=True, limits=limits)
+    session = Session([(0, "def _sandbox_selftest():\n    return 42\n")], None, sandbox=settings or True, limits=limits)
     try:
         out = session.call("_sandbox_selftest", [])
     except SandboxBroken as exc:

@@ -1,6 +1,6 @@
 """Warm sandboxes: a process keeps its idle zygote sandboxes between submissions.
 
-A :class:`Zygote` is one bubblewrap sandbox whose runner has started Python, imported NumPy and the
+A :class:`~.zygote.Zygote` is one bubblewrap sandbox whose runner has started Python, imported NumPy and the
 runner, and waits for ``fork`` (it never runs student code; see ``payload/zygote.py``).  Starting one
 costs most of a submission's time, so when a :class:`~.session.Session` is closed its zygote, if it is
 healthy, goes back here (:func:`give`) and the next session of this process takes it (:func:`take`),
@@ -24,12 +24,9 @@ from __future__ import annotations
 
 import atexit
 import os
-import subprocess
 import threading
-from dataclasses import dataclass, field
-from pathlib import Path
 
-from .cgroup import SandboxCgroups, kill_process
+from .zygote import Zygote
 
 ENV_COLD = "AUTOGRADER_SANDBOX"  # "cold": never keep a sandbox for the next submission
 MAX_RUNS = 500  # runs (forked children) one zygote serves before it is recycled
@@ -42,51 +39,9 @@ def enabled() -> bool:
     return os.environ.get(ENV_COLD, "").strip().lower() != "cold"
 
 
-@dataclass(eq=False)
-class Zygote:
-    """One started sandbox whose zygote waits for ``fork``.
-
-    ``baseline`` is its process tree (pid, start time) seen from the host before any run: bubblewrap's
-    init and the zygote.  ``key`` says what it was started with (command line, account, rlimits, cgroup
-    parent); a session only takes a zygote started exactly as it would start one.
-    """
-
-    proc: subprocess.Popen
-    cgroup: SandboxCgroups | None
-    key: tuple
-    baseline: set = field(default_factory=set)
-    runs: int = 0
-    rss0: int = 0
-    # bubblewrap's --die-with-parent fires when the THREAD that started it ends: a zygote started in a
-    # thread that is gone is dying (or dead) and is never handed out
-    thread: threading.Thread = field(default_factory=threading.current_thread)
-
-    def alive(self) -> bool:
-        return self.thread.is_alive() and self.proc.poll() is None
-
-    def rss(self) -> int:
-        """Resident memory (bytes) of the sandbox's processes, from the host's /proc."""
-        total = 0
-        for pid, _ in self.baseline:
-            try:
-                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1]) << 10
-            except (OSError, ValueError, IndexError):
-                pass
-        return total
-
-    def worn(self) -> bool:
-        """True when it should be recycled: too many runs, or its memory grew."""
-        return self.runs >= MAX_RUNS or self.rss() > self.rss0 + MAX_GROWTH
-
-    def destroy(self) -> None:
-        """Kill every process of the sandbox and remove its cgroups."""
-        kill_process(self.proc)
-        if self.cgroup is not None:
-            self.cgroup.kill()
-            self.cgroup.remove()
-            self.cgroup = None
+def worn(z: Zygote) -> bool:
+    """True when ``z`` should be recycled: too many runs, or its memory grew."""
+    return z.runs >= MAX_RUNS or z.rss() > z.rss0 + MAX_GROWTH
 
 
 _idle: list[Zygote] = []
@@ -111,7 +66,7 @@ def take(key: tuple) -> Zygote | None:
 
 def give(z: Zygote) -> None:
     """Keep an idle, healthy zygote for the next session of this process (or destroy it, see the module)."""
-    if not enabled() or not z.alive() or z.worn():
+    if not enabled() or not z.alive() or worn(z):
         z.destroy()
         return
     with _lock:

@@ -104,11 +104,6 @@ class SiteSettings:
             raise ValueError(f"{assignment!r} is not an assignment's name (letters, digits and _)")
         return f"{self.submit_url}assignments/{assignment}"
 
-    @property
-    def is_local(self) -> bool:
-        """True when the site itself is served from this machine (``make serve``)."""
-        return is_loopback(self.site_url)
-
 
 def is_loopback(url: str) -> bool:
     """True for a URL whose host is this machine (127.0.0.0/8, localhost, ::1, 0.0.0.0)."""

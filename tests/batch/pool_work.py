@@ -34,15 +34,3 @@ def slow(job: dict) -> dict:
 def echo(job: dict) -> dict:
     """Names itself, so a test sees which work function ran."""
     return {"result": {"student": job["student"]}, "work": "echo"}
-
-
-def long_unless_quick(job: dict) -> dict:
-    """A job whose student's name starts with ``quick`` takes a second; any other runs for half a minute, announced
-    by a marker file when it starts and another when it ends (so a test sees whether it was awaited)."""
-    import time
-
-    scratch, student = Path(job["scratch"]), job["student"]
-    (scratch / f"{student}.started").write_text("1")
-    time.sleep(1.0 if student.startswith("quick") else 30.0)
-    (scratch / f"{student}.finished").write_text("1")
-    return {"result": {"student": student}, "timing": {}}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 from . import pool_work
 from .processes import outlived
@@ -45,66 +44,6 @@ def test_local_pool_gives_up_after_its_attempts(tmp_path):
     events = list(pool.run([_job("s1", tmp_path)]))
     assert [(j.student, p, e) for j, p, e in events] == [("s1", None, "总是失败（测试）")]
     assert sum("重试" in m for m in logged) == 2
-
-
-def test_close_without_run_stops_the_head_start(tmp_path):
-    """A head start that is never taken over: its workers end at once instead of grading every queued job."""
-    pool = pools.LocalPool(1, lambda msg: None, work=pool_work.slow)
-    pool.head_start([_job(f"s{i}", tmp_path) for i in range(6)])
-    pids = list(pool._executor._processes)
-    _started(tmp_path, "s0")  # the worker has begun the first job (a fixed wait let a slow start run three)
-    pool.close()
-    assert pids and not outlived(pids, timeout=10)
-    time.sleep(3.0)
-    assert len(list(tmp_path.glob("*.started"))) <= 2  # without the stop, all 6 jobs (0.5 s each) would run
-    assert list(pool.run([])) == []  # a run after close starts from nothing
-
-
-def _started(tmp_path, *students: str, timeout: float = 60) -> None:
-    """Wait until these jobs are in a worker's hands (their start markers); ``timeout``: a backstop."""
-    deadline = time.monotonic() + timeout
-    while not all((tmp_path / f"{s}.started").exists() for s in students):
-        assert time.monotonic() < deadline, "the head start never began"
-        time.sleep(0.02)
-
-
-def test_a_run_does_not_wait_for_head_start_jobs_nobody_wants(tmp_path):
-    """The ledger says the head start's job is committed already (a rerun with nothing new): the run ends the
-    worker grading it instead of waiting for that result, which it never reads (before: a rerun of the corpus
-    waited for up to 20 committed submissions, the endless loops among them)."""
-    pool = pools.LocalPool(1, lambda msg: None, work=pool_work.long_unless_quick)
-    pool.head_start([_job("committed", tmp_path)])
-    _started(tmp_path, "committed")
-    pids = list(pool._executor._processes)
-    assert list(pool.run([], wanted=set())) == []
-    assert not outlived(pids, timeout=10)
-    assert not (tmp_path / "committed.finished").exists()
-
-
-def test_wanted_jobs_do_not_queue_behind_head_start_jobs_nobody_wants(tmp_path):
-    """One worker, busy with a committed submission when the ledger is read: the new submission is graded by a fresh
-    worker at once, not after the committed one's half minute."""
-    pool = pools.LocalPool(1, lambda msg: None, work=pool_work.long_unless_quick)
-    pool.head_start([_job("committed", tmp_path), _job("quick_new", tmp_path)])
-    _started(tmp_path, "committed")
-    new = [_job("quick_new", tmp_path)]
-    events = list(pool.run(new, wanted={pools.job_key(j) for j in new}))
-    assert [(j.student, p["result"]["student"], e) for j, p, e in events] == [("quick_new", "quick_new", None)]
-    assert not (tmp_path / "committed.finished").exists()
-
-
-def test_the_run_ends_unwanted_head_start_jobs_once_its_own_are_done(tmp_path):
-    """Two workers, one grading a wanted head-start job and one a committed one: the wanted one is taken over (not
-    graded twice), and when it is done the run ends the other worker instead of waiting for it."""
-    pool = pools.LocalPool(2, lambda msg: None, work=pool_work.long_unless_quick)
-    pool.head_start([_job("committed", tmp_path), _job("quick_new", tmp_path)])
-    _started(tmp_path, "committed", "quick_new")
-    pids = list(pool._executor._processes)
-    new = [_job("quick_new", tmp_path)]
-    events = list(pool.run(new, wanted={pools.job_key(j) for j in new}))
-    assert [(j.student, e) for j, _, e in events] == [("quick_new", None)]
-    assert not outlived(pids, timeout=10)
-    assert not (tmp_path / "committed.finished").exists()
 
 
 def test_local_pool_hands_back_results_while_an_endless_source_is_idle(tmp_path):
@@ -173,12 +112,13 @@ def test_a_worker_whose_grader_died_while_it_started_leaves(tmp_path):
 
 
 def test_a_job_crosses_to_a_worker_as_explicit_json():
-    """Bytes in base64, limits by their own JSON: what arrives is the job that was sent, and the JSON is plain data."""
+    """Bytes in base64, limits and sandbox settings by their own JSON: what arrives is the job that was sent, and the
+    JSON is plain data."""
     import json
 
-    from autograder.model import Limits
+    from autograder.model import Limits, SandboxSettings
 
-    job = Job("s1", "a", "fp", "nb", b"\x00\xffnotebook", b"source", sandbox=False,
+    job = Job("s1", "a", "fp", "nb", b"\x00\xffnotebook", b"source", sandbox=SandboxSettings(False, "/autograder@x", "grader"),
               limits=Limits(call_timeout=2.5, memory_bytes=1 << 28, submission_timeout=60), scratch="/tmp/x", tag="sid")
     data = json.loads(json.dumps(job.to_json()))
     assert Job.from_json(data) == job and data["submission"] == "AP9ub3RlYm9vaw=="

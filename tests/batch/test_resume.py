@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import os
 import subprocess
 
 import pytest
@@ -20,11 +19,9 @@ def test_sigkill_and_resume(corpus, reference, backend, tmp_path):
     cmd = grade_cmd(corpus, backend.out, *backend.args(), "--scratch", str(scratch))
     seen = 0
     for k in (3, 12):  # kill early, then kill the rerun half way
-        # the killed runs on one worker without extra ones: what a kill throws away (the head start graded before the
-        # first record, at most 2 x 4 jobs here instead of 2 x 10, and the jobs in flight) is then a few submissions,
-        # not most of the slice; the last run below grades the rest on 2 + 2 workers
-        proc = subprocess.Popen(cmd + ["--jobs", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                env={**os.environ, "AUTOGRADER_EXTRA_WORKERS": "0"})
+        # the killed runs on one worker: what a kill throws away (the jobs in flight) is then a few submissions, not
+        # most of the slice; the last run below grades the rest on all cores
+        proc = subprocess.Popen(cmd + ["--jobs", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         n = wait_committed(backend.url, k, proc)
         wait_busy(scratch, 1)  # a worker inside a job
         kill(proc)
@@ -42,9 +39,8 @@ def test_sigkill_and_resume(corpus, reference, backend, tmp_path):
     rows = list(csv.DictReader((backend.out / "grades.csv").open(encoding="utf-8")))
     scores = {(r["student_id"], r["assignment"]): float(r["score"]) for r in rows}
     assert {k: v[1] for k, v in reference["ledger"].items()} == {k: scores[k] for k in reference["ledger"]}
-    # a second rerun has nothing to do (one worker, no extra one: what the head start grades until the ledger is read
-    # is one core's work; the run then ends it instead of grading committed submissions to the end)
-    again = run(cmd + ["--jobs", "1"], env={"AUTOGRADER_EXTRA_WORKERS": "0"})
+    # a second rerun has nothing to do
+    again = run(cmd + ["--jobs", "1"])
     assert again.returncode == 0 and "需要评分 0 份" in again.stderr
     assert_same(snapshot(backend.url), reference)
 

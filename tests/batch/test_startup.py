@@ -1,4 +1,5 @@
-"""What a grading run pays before its first result: the gradebook's imports (issue 26)."""
+"""A grading run's start and end: the gradebook's imports, a self-test that fails, workers that die with their
+grader, no cgroup left behind."""
 
 from __future__ import annotations
 
@@ -54,35 +55,6 @@ def test_the_gradebook_imports_without_nbgraders_server_extensions_and_behaves_t
     assert seen["api"] == "nbgrader.apps.api"
 
 
-def test_the_head_start_keeps_the_workers_busy_until_the_command_is_ready(tmp_path):
-    """While the command imports its gradebook, the head start starts more jobs as the first ones finish (not
-    only the first window, at most two windows ahead of recording); run() then hands back each of them once,
-    without grading the started ones again."""
-    import time
-
-    from autograder.batch import pools
-    from autograder.batch.jobs import Job
-
-    from . import pool_work
-
-    jobs = [Job(f"s{i}", "a", "fp", scratch=str(tmp_path)) for i in range(10)]
-    pool = pools.LocalPool(1, lambda msg: None, work=pool_work.slow)  # one process, a window of 4 jobs
-    assert pool.window == 4
-    pool.head_start(iter(jobs))
-    deadline = time.monotonic() + 120
-    started = lambda: sorted(p.name for p in tmp_path.glob("*.started"))  # noqa: E731
-    ahead = lambda: sum(entry[0].done() for entry in pool._early.values()) == 8  # noqa: E731
-    pool.keep_busy(lambda: ahead() or time.monotonic() > deadline)
-    first = started()
-    assert len(first) == 8  # two windows began (and ended) before run() was called, not more
-    for p in tmp_path.glob("*.started"):
-        p.unlink()
-    seen = [job.student for job, payload, error in pool.run(jobs, wanted={pools.job_key(j) for j in jobs})
-            if error is None and payload["result"]["student"] == job.student]
-    assert sorted(seen) == sorted(j.student for j in jobs)
-    assert started() == sorted(f"{j.student}.started" for j in jobs if f"{j.student}.started" not in first)  # only the 2 left
-
-
 BROKEN_CHECK = r"""
 import sys
 if __name__ == "__main__":  # only this process: its spawned workers import a working sandbox
@@ -97,9 +69,9 @@ if __name__ == "__main__":  # only this process: its spawned workers import a wo
 
 
 @pytest.mark.slow
-def test_a_run_whose_sandbox_check_fails_records_nothing_even_if_its_workers_graded(tmp_path):
-    """The run's self-test runs beside the first jobs; when it finds no working sandbox the run stops with the
-    reason (exit 2) before anything is recorded, although its workers (a working sandbox) started grading."""
+def test_a_run_whose_sandbox_check_fails_grades_and_records_nothing(tmp_path):
+    """When the run's self-test finds no working sandbox the run stops with the reason (exit 2) before anything is
+    graded or recorded (its workers would have a working sandbox: only the command's self-test sees the broken one)."""
     import sqlite3
 
     _solutions_as_submissions(tmp_path / "subs", ("s1", "s2", "s3"))
@@ -131,14 +103,20 @@ import os, signal, sys, time
 sys.path.insert(0, sys.argv[3])
 from autograder.batch import pools
 from autograder.batch.jobs import Job
+from autograder.sandbox.cgroup import process_tree
 from tests.batch.test_startup import sleeps_long
 if __name__ == "__main__":
-    pool = pools.LocalPool(1, lambda msg: None, work=sleeps_long, extra=1)
-    pool.head_start([Job("s1", "a", "fp", scratch=sys.argv[2]), Job("s2", "a", "fp", scratch=sys.argv[2])])
-    while not os.path.exists(os.path.join(sys.argv[2], "started")):
+    import threading
+    pool = pools.LocalPool(2, lambda msg: None, work=sleeps_long)
+    jobs = [Job(f"s{i}", "a", "fp", scratch=os.path.join(sys.argv[2], f"s{i}")) for i in (1, 2)]
+    for job in jobs:
+        os.mkdir(job.scratch)
+    threading.Thread(target=lambda: list(pool.run(jobs)), daemon=True).start()
+    while not all(os.path.exists(os.path.join(job.scratch, "started")) for job in jobs):
         time.sleep(0.05)
     from multiprocessing import forkserver
-    pids = list(pool._executor._processes) + [forkserver._forkserver._forkserver_pid]
+    server = forkserver._forkserver._forkserver_pid
+    pids = [p for p, _ in process_tree(server)] + [server]
     open(sys.argv[1], "w").write(" ".join(map(str, pids)))
     os.kill(os.getpid(), signal.SIGKILL)
 """
@@ -146,8 +124,8 @@ if __name__ == "__main__":
 
 @pytest.mark.slow
 def test_workers_forked_from_the_fork_server_die_with_their_grader(tmp_path):
-    """The grader is SIGKILLed while its worker grades and another waits at the gate: the workers (children of
-    the fork server, not of the grader) and the fork server end too."""
+    """The grader is SIGKILLed while its two workers grade: the workers (children of the fork server, not of the
+    grader) and the fork server end too."""
     (tmp_path / "grader.py").write_text(KILLED_GRADER)
     subprocess.run([sys.executable, str(tmp_path / "grader.py"), str(tmp_path / "pids"), str(tmp_path), str(REPO)],
                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)

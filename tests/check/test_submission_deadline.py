@@ -35,7 +35,7 @@ def test_every_call_hangs(tmp_path):
     result = grade_notebook(get_assignment("ps1_threshold_metrics"), source, path, "s", limits=limits)
     assert time.monotonic() - t0 < 2.0 + 3.0
     assert result.score == 0
-    assert any("评分总时间超过上限（2 秒" in n for n in result.notes)
+    assert any("评分总时间超过上限（2 秒" in n for n in result.run_notes)
     assert any("评分总时间已用完" in c.result.reason for c in result.cases)
 
 
@@ -46,4 +46,4 @@ def test_many_endless_cells_in_assignment_5(tmp_path):
     t0 = time.monotonic()
     result = grade_notebook(get_assignment("ps5_testing"), source, path, "s", limits=limits)
     assert time.monotonic() - t0 < 2.5 + 4.0
-    assert any("评分总时间超过上限" in n for n in result.notes)
+    assert any("评分总时间超过上限" in n for n in result.run_notes)

@@ -1,5 +1,5 @@
 """A grading process looks up where its sandboxes' cgroups go at most every ``BASES_TTL`` seconds, but at once
-when the setting that decides it changes (``cgroup._bases``)."""
+for another parent (``cgroup._bases``): the parent a job's settings name is the one used."""
 
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ if os.geteuid() != 0 or not delegation.parents("/"):
     pytest.skip("needs root and a cgroup hierarchy", allow_module_level=True)
 
 
-def test_sandbox_cgroups_follow_a_change_of_the_parent_at_once(monkeypatch):
-    monkeypatch.setenv(delegation.ENV_PARENT, "")
+def test_sandbox_cgroups_follow_a_change_of_the_parent_at_once():
     before = SandboxCgroups(processes=8, cpus=1, memory_bytes=1 << 28)
     parent = f"/ag-parent-test-{uuid.uuid4().hex[:8]}"
     made = []
@@ -29,8 +28,8 @@ def test_sandbox_cgroups_follow_a_change_of_the_parent_at_once(monkeypatch):
             if (root / "cgroup.procs").exists():
                 (root / parent.lstrip("/")).mkdir()
                 made.append(root / parent.lstrip("/"))
-        delegation.prepare(parent)  # sets the setting, as the grading command does
-        after = SandboxCgroups(processes=8, cpus=1, memory_bytes=1 << 28)
+        delegation.prepare(parent)  # as the grading command does with --cgroup-parent
+        after = SandboxCgroups(processes=8, cpus=1, memory_bytes=1 << 28, parent=parent)
         try:
             assert after.paths and all(p.parent.name == parent.lstrip("/") for p in after.paths.values())
         finally:

@@ -65,7 +65,7 @@ def test_an_honest_notebook_gets_the_same_grade_next_to_a_hog(tmp_path):
 
     hsrc, hog = _notebook(tmp_path, "hog", "ps1_threshold_metrics", HOG)
     # each hog keeps one CPU busy (its cgroup's share) until it is stopped: in processes of their own, stopped as soon
-    # as the honest grading is done (before, they graded on to a 40-s deadline: up to 80 CPU seconds of spinning)
+    # as the honest grading is done (graded on to their deadline, they would spin for up to 80 CPU seconds)
     ctx = multiprocessing.get_context("spawn")
     hogs = [ctx.Process(target=_grade_hog, args=(str(hsrc), str(hog), f"hog{i}")) for i in range(2)]
     for p in hogs:

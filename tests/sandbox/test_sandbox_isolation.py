@@ -401,6 +401,64 @@ def test_host_devices_and_the_sklearn_mask_are_read_only(reuse):
         assert os.stat(d).st_mtime_ns != 123456789  # the time set from inside never reached the host
 
 
+PACKAGES_PROBE = r"""
+import importlib, os, sys
+def reach(folders, modules):
+    out = {"numpy": importlib.import_module("numpy").__name__}  # an allowed package of the environment
+    for folder in folders:
+        sys.path.append(folder)
+        out[folder] = sorted(os.listdir(folder))
+    for name in modules:
+        try:
+            importlib.import_module(name)
+            out[name] = "imported"
+        except Exception as exc:  # an import from a foreign folder may fail in other ways: then it was reached
+            out[name] = type(exc).__name__
+    return out
+"""
+
+
+def _only_there(folder: str) -> list[str]:
+    """Up to three top-level modules of ``folder`` that this environment does not have (so only that folder gives them)."""
+    import importlib.util
+
+    names = []
+    for entry in sorted(os.listdir(folder)):
+        name = entry[:-3] if entry.endswith(".py") else entry
+        if not name.isidentifier() or not (entry.endswith(".py") or os.path.isfile(os.path.join(folder, entry, "__init__.py"))):
+            continue
+        if importlib.util.find_spec(name) is None:
+            names.append(name)
+        if len(names) == 3:
+            break
+    return names
+
+
+def test_only_the_environments_packages_are_importable():
+    """Only the interpreter's standard library and the environment's packages: the base interpreter's own
+    site-packages (scipy.stats there) and Debian's dist-packages stay out of reach however sys.path is changed."""
+    import sys
+    import sysconfig
+
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    candidates = [os.path.join(sysconfig.get_paths()["stdlib"], "site-packages"),  # non-Debian base installation
+                  os.path.join(sys.base_prefix, "lib", version, "site-packages"),
+                  "/usr/lib/python3/dist-packages",  # Debian's
+                  f"/usr/local/lib/{version}/dist-packages", f"/usr/lib/{version}/site-packages"]
+    folders = sorted({f for f in candidates if os.path.isdir(f) and os.listdir(f)})
+    assert folders, "no base interpreter package folder to try on this machine"
+    modules = ["scipy.stats", "sklearn.metrics"] + [m for f in folders for m in _only_there(f)]
+    s = Session([(0, PACKAGES_PROBE)], None, sandbox=True)
+    try:
+        out = s.call("reach", [folders, modules])
+    finally:
+        s.close()
+    assert out.ok, out
+    assert out.value.pop("numpy") == "numpy"
+    assert all(out.value[f] == [] for f in folders), out.value
+    assert all(out.value[m] in ("ModuleNotFoundError", "ImportError") for m in modules), out.value
+
+
 def test_a_child_that_cannot_isolate_itself_stops_grading(monkeypatch, tmp_path):
     """If isolation fails (here: a kept path that is not there), nothing runs and grading stops loudly."""
     from autograder.batch import jobs
@@ -417,7 +475,7 @@ def test_a_child_that_cannot_isolate_itself_stops_grading(monkeypatch, tmp_path)
     a = "ps1_threshold_metrics"
     src = Path(__file__).resolve().parents[2] / "solutions" / a / "threshold_metrics.ipynb"
     job = jobs.make_job("s", a, "threshold_metrics", src, src, "fp", sandbox=True, limits=Limits())
-    monkeypatch.setattr(jobs, "_SANDBOX_CHECKED", None)
+    monkeypatch.setattr(jobs, "_SANDBOX_TESTED", True)
     with pytest.raises(jobs.JobError, match="无法隔离"):
         jobs.grade_job(job.to_json())
 

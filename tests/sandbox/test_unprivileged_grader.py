@@ -46,8 +46,8 @@ if not Path(SYSTEM_PYTHON).exists():
     pytest.skip(f"needs Debian's {SYSTEM_PYTHON} (apt-get install python3.11-venv) for the unprivileged user", allow_module_level=True)
 
 # The fork hog: on the calls with threshold 5.0 (HOG_CASES) binary_metrics forks 25 spinners in sessions of their own
-# and never returns; every other call gets the right answer.  (Before, it hogged all 46 calls of binary_metrics, each
-# a 4 CPU-second timeout: the batch then lasted until the submission's 180-s deadline, and showed nothing more.)
+# and never returns; every other call gets the right answer (hogging all 46 calls of binary_metrics, each a 4 CPU-second
+# timeout, would make the batch last until the submission's 180-s deadline and show nothing more).
 HOG = ("    if isinstance(threshold, float) and threshold == 5.0:\n        import os, time\n        for _ in range(25):\n"
        "            if os.fork() == 0:\n                os.setsid()\n                while True:\n                    pass\n"
        "        while True:\n            time.sleep(1)\n")

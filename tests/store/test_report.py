@@ -43,3 +43,16 @@ def test_outputs_are_written_atomically(tmp_path):
     assert "作业 &lt;x&gt;" in (tmp_path / "summary.html").read_text(encoding="utf-8")
     assert out.has_current(_result())
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_under_score_nothing_that_depends_on_the_hidden_inputs_is_shown():
+    """The total and what was found in the notebook itself; no grade cells' scores, no run notes (a restart count
+    tells how many hidden inputs crashed the student's code), no case."""
+    r = _result()
+    r.run_notes = ["学生进程因崩溃或超时重启了 3 次（每次只影响当时正在运行的用例）。"]
+    page = report.feedback_html("作业", r, "score")
+    assert "1 / 2" in page and "说明 &lt;script&gt;" in page
+    assert "测试单元" not in page and "c_hidden" not in page and "重启了" not in page and "edge." not in page
+    for policy in ("cases", "full"):
+        shown = report.feedback_html("作业", r, policy)
+        assert "c_hidden" in shown and "重启了 3 次" in shown and "说明 &lt;script&gt;" in shown

@@ -30,6 +30,25 @@ def isolate(libc, ctypes, notebook, nb_bytes, scratch_bytes, keep):
     Returns in the student's process: pid 2 of a new PID namespace whose init (pid 1) only reaps.
     """
     uid, gid = os.getuid(), os.getgid()
+    _own_namespaces(libc, ctypes, uid, gid)
+    _seal_devices(libc, ctypes)
+    _fresh_scratch(libc, ctypes, scratch_bytes, keep, uid, gid)
+    os.chdir("/home/student")
+    _fresh_fds()
+    if notebook:
+        with open(notebook, "wb") as fh:
+            fh.write(nb_bytes)
+        os.chmod(notebook, 0o444)
+    # The sandbox's /proc shows the zygote's PID namespace (pid numbers would count earlier runs' processes)
+    # and a new proc cannot be mounted under bubblewrap's overmounts: hide it.
+    if libc.mount(b"tmpfs", b"/proc", b"tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, b"size=4k,mode=0555") != 0:
+        raise OSError(ctypes.get_errno(), "mount /proc")
+    _lock_down(libc, ctypes)
+    _init_then_student()
+
+
+def _own_namespaces(libc, ctypes, uid, gid):
+    """New user (the same ids mapped), mount, IPC, network, UTS and PID namespaces and a new session keyring."""
     if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWNET | _CLONE_NEWUTS | _CLONE_NEWPID) != 0:
         raise OSError(ctypes.get_errno(), "unshare")
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
@@ -40,7 +59,10 @@ def isolate(libc, ctypes, notebook, nb_bytes, scratch_bytes, keep):
     keyctl = seccomp.SYSCALLS.get(platform.machine(), (0, {"keyctl": -1}))[1]["keyctl"]
     if libc.syscall(keyctl, 1, None) < 0:  # KEYCTL_JOIN_SESSION_KEYRING: a new anonymous session keyring
         raise OSError(ctypes.get_errno(), "keyctl")
-    _seal_devices(libc, ctypes)
+
+
+def _fresh_scratch(libc, ctypes, scratch_bytes, keep, uid, gid):
+    """Fresh size-limited tmpfs on every scratch directory, with the ``keep`` mounts below them bound again."""
     held = []
     for path in keep:
         path = os.path.normpath(str(path))
@@ -55,16 +77,11 @@ def isolate(libc, ctypes, notebook, nb_bytes, scratch_bytes, keep):
         if libc.mount(f"/proc/self/fd/{fd}".encode(), path.encode(), None, _MS_BIND | _MS_REC, None) != 0:
             raise OSError(ctypes.get_errno(), "bind " + path)
         os.close(fd)
-    os.chdir("/home/student")
-    _fresh_fds()
-    if notebook:
-        with open(notebook, "wb") as fh:
-            fh.write(nb_bytes)
-        os.chmod(notebook, 0o444)
-    # The sandbox's /proc shows the zygote's PID namespace (pid numbers would count earlier runs' processes)
-    # and a new proc cannot be mounted under bubblewrap's overmounts: hide it.
-    if libc.mount(b"tmpfs", b"/proc", b"tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, b"size=4k,mode=0555") != 0:
-        raise OSError(ctypes.get_errno(), "mount /proc")
+
+
+def _lock_down(libc, ctypes):
+    """No capabilities (bounding, ambient and all three sets, checked), not dumpable, no new privileges, the seccomp
+    filter of :mod:`seccomp`."""
     for cap in range(64):  # PR_CAPBSET_DROP; EINVAL past the last capability is fine
         libc.prctl(24, cap, 0, 0, 0)
     libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
@@ -84,10 +101,14 @@ def isolate(libc, ctypes, notebook, nb_bytes, scratch_bytes, keep):
     if libc.capget(ctypes.byref(Header(0x20080522, 0)), check) != 0 or any(
             d.effective or d.permitted or d.inheritable for d in check):
         raise OSError("capabilities left")
-    if os.fork():  # this process: wait for the namespace's init, then leave
+
+
+def _init_then_student():
+    """Enter the new PID namespace: this process waits for its init and leaves; the init (pid 1) starts the student's
+    process, reaps, and exits with it (which kills the rest); returns in the student's process (pid 2)."""
+    if os.fork():
         os.waitpid(-1, 0)
         os._exit(0)
-    # pid 1 of the new PID namespace: start the student's process, reap, exit with it (which kills the rest)
     student = os.fork()
     if student == 0:
         return

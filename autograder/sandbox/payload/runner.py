@@ -133,47 +133,45 @@ class UndefinedMetricError(ValueError, ZeroDivisionError):
     """Raised by a proxy when the implementation under test raised it."""
 
 
-def main():
-    inp, out = _open_protocol()
-    sys.stdout = sys.stderr = _Sink()
-    sys.stdin = None
+class _Pipe:
+    """The runner's end of the protocol: lines out, lines and raw bytes in; the runner ends when the grader's end of
+    the pipe is closed."""
 
-    def send(msg):
-        out.write(wire.dumps(msg))
+    def __init__(self, inp, out):
+        self.inp, self.out = inp, out
 
-    def recv():
-        line = inp.readline()
+    def send(self, msg):
+        self.out.write(wire.dumps(msg))
+
+    def recv(self):
+        line = self.inp.readline()
         if not line:
             os._exit(0)
         return wire.loads(line)
 
-    def read(size):
+    def read(self, size):
         """Exactly ``size`` raw bytes that follow a line (the notebook of a run)."""
         chunks = []
         while size > 0:
-            chunk = inp.read(min(size, 1 << 20))
+            chunk = self.inp.read(min(size, 1 << 20))
             if not chunk:
                 os._exit(0)
             chunks.append(chunk)
             size -= len(chunk)
         return b"".join(chunks)
 
-    signal.signal(signal.SIGALRM, _alarm)
-    signal.signal(signal.SIGPROF, _alarm)
-    setup = recv()
-    if setup.get("op") == "zygote":  # the sandbox; without it (--no-sandbox) the first line is "setup"
-        zygote.serve(setup, send, recv, read)  # returns in a fresh child only, isolated and locked down
-        setup = None
-    # The zygote reads its lines a byte at a time (what it reads past a line would be inherited by its next
-    # child, and the bytes after "fork" are the child's).  From here this process is the pipe's only reader
-    # until it exits (a run's child: the grader writes to its zygote again only after it is gone), so it reads
-    # buffered: unbuffered, every byte of a call's arguments was a system call (~0.6 ms a call of two 20-item
-    # arrays).  Whatever it reads ahead dies with it; the grader resynchronises the zygote after every run.
-    inp = io.BufferedReader(inp, buffer_size=1 << 16)
-    if setup is None:
-        setup = recv()
-    # the cells run in a fresh module registered as __main__, as in a Jupyter kernel: functions they
-    # define can be pickled by reference (multiprocessing.Pool.map with a notebook function works)
+    def buffered(self):
+        """Read ahead from now on.  The zygote reads its lines a byte at a time (what it reads past a line would be
+        inherited by its next child, and the bytes after "fork" are the child's); a run's child is the pipe's only
+        reader until it exits (the grader writes to its zygote again only after it is gone), so it reads buffered:
+        unbuffered, every byte of a call's arguments was a system call.  Whatever it reads ahead dies with it; the
+        grader resynchronises the zygote after every run."""
+        self.inp = io.BufferedReader(self.inp, buffer_size=1 << 16)
+
+
+def _namespace():
+    """The cells' namespace: a fresh module registered as ``__main__``, as in a Jupyter kernel (functions the cells
+    define can be pickled by reference: ``multiprocessing.Pool.map`` with a notebook function works)."""
     main_module = types.ModuleType("__main__")
     main_module.__dict__["__builtins__"] = builtins
     sys.modules["__main__"] = main_module
@@ -181,11 +179,16 @@ def main():
     shell = _IPythonStandIn(ns)
     ns["get_ipython"] = lambda: shell
     ns["display"] = _display
+    return ns
+
+
+def _run_cells(setup, ns, send):
+    """Run the cells of ``setup`` in ``ns``, each under its CPU-time limit and a wall-clock backstop for a cell that
+    only waits; ``cell_start``/``cell_done`` for each, then ``ready``."""
     for cell in setup["cells"]:
         send({"op": "cell_start", "index": cell["index"]})
         error = None
         try:
-            # CPU time of this process, and a wall-clock backstop for a cell that only waits
             signal.setitimer(signal.ITIMER_PROF, float(setup["cell_timeout"]))
             signal.setitimer(signal.ITIMER_REAL, float(setup.get("cell_wall", setup["cell_timeout"])))
             index = int(cell["index"])  # as JupyterLab counts (1-based, Markdown cells included)
@@ -199,21 +202,26 @@ def main():
         send({"op": "cell_done", "index": cell["index"], "error": error})
     send({"op": "ready"})
 
-    def make_proxy(name, call_id):
-        def proxy(*args, **kwargs):
-            send({"op": "impl_call", "id": call_id, "fn": name,
-                  "args": [wire.encode(a) for a in args], "kwargs": {str(k): wire.encode(v) for k, v in kwargs.items()}})
-            reply = recv()
-            if reply.get("ok"):
-                return wire.decode(reply["value"], wire.namedtuple_factory)
-            exc_type = UndefinedMetricError if reply.get("exc_type") == "UndefinedMetricError" else ValueError
-            raise exc_type(reply.get("msg", ""))
 
-        proxy.__name__ = name
-        return proxy
+def _proxy(pipe, name, call_id):
+    """A planted implementation ``name`` as the student's test sees it: each call is answered by the grader."""
+    def proxy(*args, **kwargs):
+        pipe.send({"op": "impl_call", "id": call_id, "fn": name,
+                   "args": [wire.encode(a) for a in args], "kwargs": {str(k): wire.encode(v) for k, v in kwargs.items()}})
+        reply = pipe.recv()
+        if reply.get("ok"):
+            return wire.decode(reply["value"], wire.namedtuple_factory)
+        exc_type = UndefinedMetricError if reply.get("exc_type") == "UndefinedMetricError" else ValueError
+        raise exc_type(reply.get("msg", ""))
 
+    proxy.__name__ = name
+    return proxy
+
+
+def _serve_calls(ns, pipe):
+    """Answer ``call`` and ``run_test`` until ``end`` (or the grader's end of the pipe closes)."""
     while True:
-        msg = recv()
+        msg = pipe.recv()
         op = msg.get("op")
         call_id = msg.get("id")
         try:
@@ -228,7 +236,7 @@ def main():
                 fn = ns.get(msg["fn"])
                 if not callable(fn):
                     raise NameError(f"没有定义测试函数 {msg['fn']}")
-                value = fn(*[make_proxy(name, call_id) for name in msg["impls"]])
+                value = fn(*[_proxy(pipe, name, call_id) for name in msg["impls"]])
                 value = None
             elif op == "end":
                 os._exit(0)
@@ -238,9 +246,27 @@ def main():
                 encoded = wire.encode(value)
             except BaseException as exc:  # noqa: BLE001
                 encoded = {"t": "other", "type": "编码失败", "repr": str(exc)[:200]}
-            send({"op": "result", "id": call_id, "ok": True, "value": encoded})
+            pipe.send({"op": "result", "id": call_id, "ok": True, "value": encoded})
         except BaseException as exc:  # noqa: BLE001
-            send({"op": "result", "id": call_id, "ok": False, "exc": _exc_info(exc)})
+            pipe.send({"op": "result", "id": call_id, "ok": False, "exc": _exc_info(exc)})
+
+
+def main():
+    pipe = _Pipe(*_open_protocol())
+    sys.stdout = sys.stderr = _Sink()
+    sys.stdin = None
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGPROF, _alarm)
+    setup = pipe.recv()
+    if setup.get("op") == "zygote":  # the sandbox; without it (--no-sandbox) the first line is "setup"
+        zygote.serve(setup, pipe.send, pipe.recv, pipe.read)  # returns in a fresh child only, isolated and locked down
+        setup = None
+    pipe.buffered()
+    if setup is None:
+        setup = pipe.recv()
+    ns = _namespace()
+    _run_cells(setup, ns, pipe.send)
+    _serve_calls(ns, pipe)
 
 
 if __name__ == "__main__":

@@ -254,6 +254,34 @@ def _decode(obj: Any, make_tuple, depth: int, budget: list[int]) -> Any:
     _spend(budget, 1)
     t = obj.get("t")
     v = obj.get("v")
+    if t in _SCALARS:
+        return _decode_scalar(t, v, obj)
+    if t == "ndarray":
+        return _decode_array(obj, v, make_tuple, depth, budget)
+    if t == "tuple":
+        return _decode_tuple(obj, v, make_tuple, depth, budget)
+    if t == "list":
+        return [_decode(item, make_tuple, depth + 1, budget) for item in _items(v, budget)]
+    if t == "dict":
+        pairs = _items(v, budget)
+        if len(pairs) > MAX_DICT:
+            raise WireError("返回的字典过大")
+        out = {}
+        for pair in pairs:
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise WireError("字典编码错误")
+            out[_decode(pair[0], make_tuple, depth + 1, budget)] = _decode(pair[1], make_tuple, depth + 1, budget)
+        return out
+    if t == "other":
+        return Opaque(str(obj.get("type"))[:MAX_NAME], str(obj.get("repr"))[:200])
+    raise WireError(f"未知的类型标记 {str(t)[:20]!r}")
+
+
+_SCALARS = frozenset({"none", "bool", "npbool", "int", "npint", "float", "npfloat", "complex", "str"})
+
+
+def _decode_scalar(t: str, v: Any, obj: dict) -> Any:
+    """One of :data:`_SCALARS`: Python's or NumPy's scalar of type tag ``t``, value ``v``."""
     if t == "none":
         return None
     if t == "bool":
@@ -278,58 +306,48 @@ def _decode(obj: Any, make_tuple, depth: int, budget: list[int]) -> Any:
         if not isinstance(v, list) or len(v) != 2:
             raise WireError("复数编码错误")
         return complex(_parse_float(v[0]), _parse_float(v[1]))
-    if t == "str":
-        if not isinstance(v, str) or len(v) > MAX_STR:
-            raise WireError("字符串编码错误（或过长）")
-        return v
-    if t == "ndarray":
-        shape_in = obj.get("shape")
-        if not isinstance(shape_in, list) or len(shape_in) > 32 or not all(
-                isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_ITEMS for n in shape_in):
-            raise WireError("数组形状错误")
-        size = 1
-        for n in shape_in:
-            size *= n
-        if size > budget[0]:
-            raise WireError("数组过大")
-        items = _items(v, budget)
-        if len(items) != size:
-            raise WireError("数组长度与形状不符")
-        shape = tuple(shape_in)
-        if obj.get("dtype") == "|O":
-            arr = np.empty(size, dtype=object)
-            for i, item in enumerate(items):
-                arr[i] = _decode(item, make_tuple, depth + 1, budget)
-            return arr.reshape(shape)
-        dt = _array_dtype(obj.get("dtype"))
-        return np.array(_decode_items(dt.kind, items), dtype=dt).reshape(shape)
-    if t == "tuple":
-        values = [_decode(item, make_tuple, depth + 1, budget) for item in _items(v, budget)]
-        if obj.get("name") is None:
-            return tuple(values)
-        fields_in = obj.get("fields")
-        if not isinstance(fields_in, list) or len(fields_in) > MAX_FIELDS:
-            raise WireError("命名元组字段错误")
-        fields = [_name(f) for f in fields_in]
-        if len(fields) != len(values):
-            raise WireError("命名元组字段数不符")
-        factory = make_tuple or (lambda n, f, vals: Struct(n, f, vals))
-        return factory(_name(obj.get("name")), fields, values)
-    if t == "list":
-        return [_decode(item, make_tuple, depth + 1, budget) for item in _items(v, budget)]
-    if t == "dict":
-        pairs = _items(v, budget)
-        if len(pairs) > MAX_DICT:
-            raise WireError("返回的字典过大")
-        out = {}
-        for pair in pairs:
-            if not isinstance(pair, list) or len(pair) != 2:
-                raise WireError("字典编码错误")
-            out[_decode(pair[0], make_tuple, depth + 1, budget)] = _decode(pair[1], make_tuple, depth + 1, budget)
-        return out
-    if t == "other":
-        return Opaque(str(obj.get("type"))[:MAX_NAME], str(obj.get("repr"))[:200])
-    raise WireError(f"未知的类型标记 {str(t)[:20]!r}")
+    if not isinstance(v, str) or len(v) > MAX_STR:
+        raise WireError("字符串编码错误（或过长）")
+    return v
+
+
+def _decode_array(obj: dict, v: Any, make_tuple, depth: int, budget: list[int]) -> np.ndarray:
+    """An array: its shape checked and its size counted against ``budget`` before any item is decoded."""
+    shape_in = obj.get("shape")
+    if not isinstance(shape_in, list) or len(shape_in) > 32 or not all(
+            isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_ITEMS for n in shape_in):
+        raise WireError("数组形状错误")
+    size = 1
+    for n in shape_in:
+        size *= n
+    if size > budget[0]:
+        raise WireError("数组过大")
+    items = _items(v, budget)
+    if len(items) != size:
+        raise WireError("数组长度与形状不符")
+    shape = tuple(shape_in)
+    if obj.get("dtype") == "|O":
+        arr = np.empty(size, dtype=object)
+        for i, item in enumerate(items):
+            arr[i] = _decode(item, make_tuple, depth + 1, budget)
+        return arr.reshape(shape)
+    dt = _array_dtype(obj.get("dtype"))
+    return np.array(_decode_items(dt.kind, items), dtype=dt).reshape(shape)
+
+
+def _decode_tuple(obj: dict, v: Any, make_tuple, depth: int, budget: list[int]) -> Any:
+    """A tuple, or a named tuple built by ``make_tuple`` (default :class:`Struct`) from checked names."""
+    values = [_decode(item, make_tuple, depth + 1, budget) for item in _items(v, budget)]
+    if obj.get("name") is None:
+        return tuple(values)
+    fields_in = obj.get("fields")
+    if not isinstance(fields_in, list) or len(fields_in) > MAX_FIELDS:
+        raise WireError("命名元组字段错误")
+    fields = [_name(f) for f in fields_in]
+    if len(fields) != len(values):
+        raise WireError("命名元组字段数不符")
+    factory = make_tuple or (lambda n, f, vals: Struct(n, f, vals))
+    return factory(_name(obj.get("name")), fields, values)
 
 
 _TUPLE_CLASSES: dict[tuple[str, tuple[str, ...]], type] = {}
