@@ -144,7 +144,7 @@ def test_a_score_reaches_the_librarys_gradebook_through_the_passback_worker(worl
         signed_in_page(browser, *open_from_lms(lms, browser, "ben", link="link-ps1"))
         login = browser.get(f"{tool.site.public_url}/c/bin/api/v1/session").json()["login"]
     grade(tool.service, login, ASSIGNMENT, 7.5)
-    worker = passback.Passback(tool.service.db, tool.site.db, ToolKeys(tool.data), "interop",
+    worker = passback.Passback(tool.service.db, tool.site.db, ToolKeys(tool.data), "interop", course_id="bin",
                                feedback_url=lambda sid: f"{tool.site.public_url}/c/bin/submissions/{sid}")
     issued = lms.tokens_issued
     assert worker.run_once() == 1
