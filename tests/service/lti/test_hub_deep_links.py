@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 from autograder.check import all_assignments
 from autograder.service.hub import HubSite
-from autograder.service.lti.tables import LINKS
+from autograder.service.lms_tables import LINKS
 from autograder.service.policy import parse_policy
 from autograder.service.web.hub import Hub
 
