@@ -36,7 +36,8 @@ from ..check import all_assignments
 from ..model import Limits
 from . import checks, counting
 from .checks import CHECK_TAG, CheckQueue
-from .queue import FILE_LOST, NOT_CONFIGURED, SYSTEM_FAILED, Queue
+from .failures import Failure
+from .queue import Queue
 
 
 SWEEP_SECONDS = 15.0  # how often the running loop looks for pairs whose gradebook copy is not written
@@ -225,7 +226,7 @@ class Dispatcher:
             if claim is None:
                 return None
             if claim.assignment not in lane.assignments:
-                queue.failed(claim.id, NOT_CONFIGURED.format(assignment=claim.assignment))
+                queue.failed(claim.id, Failure.NOT_CONFIGURED, claim.assignment)
                 continue
             notebook, source, _ = lane.assignments[claim.assignment]
             path = lane.data_root / claim.path
@@ -234,7 +235,7 @@ class Dispatcher:
             except OSError:
                 data = None
             if data is None or hashlib.sha256(data).hexdigest() != claim.sha256:
-                queue.failed(claim.id, FILE_LOST)
+                queue.failed(claim.id, Failure.FILE_LOST)
                 continue
             notes = [checks.NOTE] if check else None  # a check's job never shares an attempt's key
             return make_job(claim.student_id, claim.assignment, notebook, path, source,
@@ -251,7 +252,7 @@ class Dispatcher:
             self._record_check(lane, job, sid[len(CHECK_TAG):], payload, error)
             return
         if error is not None:
-            lane.queue.failed(sid, SYSTEM_FAILED + error)  # the whole reason, for instructors (queue.error_for)
+            lane.queue.failed(sid, Failure.SYSTEM, error)  # the pool's error: for instructors only (queue.error_for)
             self.log(f"{lane.course}/{job.name} ({sid[:6]})：未能评分（{error}）")
             return
         intake = take_in(job, payload, all_assignments()[job.assignment])
@@ -266,7 +267,7 @@ class Dispatcher:
         """Record a check's outcome (its visible cases; nothing counts) and remove its notebook."""
         assert lane.checks is not None and job.visible_only
         if error is not None:
-            lane.checks.failed(check_id, SYSTEM_FAILED + error)
+            lane.checks.failed(check_id, Failure.SYSTEM, error)
         else:
             intake = take_in(job, payload, checks.visible_assignment(job.assignment))
             lane.checks.done(check_id, json.dumps(intake.result.to_json(), ensure_ascii=False))
