@@ -83,7 +83,8 @@ def test_every_declared_group_is_one_the_scheduler_reads():
         declared[module] = module_group(module)
     assert declared == {"tests/service/test_api.py": "service-course", "tests/service/test_attacks.py": "service-course",
                         "tests/service/hub/test_hub_api.py": "jupyterhub", "tests/service/hub/test_hub_lab.py": "jupyterhub",
-                        "tests/docs/test_links.py": "guide", "tests/docs/test_reference.py": "guide"}
+                        "tests/docs/test_links.py": "guide", "tests/docs/test_reference.py": "guide",
+                        "tests/docs/test_guide_footer.py": "guide"}
 
 
 @pytest.mark.slow  # a pytest of its own (about 1 s)

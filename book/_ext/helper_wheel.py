@@ -6,11 +6,14 @@ is (it is what the page teaches with), and its first code cell installs this whe
 
     %pip install -q https://course.example.edu/binary-eval/_downloads/course/binary_eval_course-0.1.0+3f2a9c1d0b-py3-none-any.whl
 
-The wheel holds only those modules (no grading engine, no book build): ``autograder/__init__.py``,
-``autograder/reference/``, and ``coursebook``'s figure style, curves, animation, experiment helpers and
-:mod:`coursebook.notebook`; its requirements are public packages.  Its version carries a hash of its files,
-so a reader who installed an older one gets the new one.  A wheel is a zip file with three metadata
-files (PEP 427); it is written here directly, with no build tool.
+The wheel holds ``coursebook``'s figure style, curves, animation, experiment helpers and
+:mod:`coursebook.notebook`, and ``autograder/__init__.py``; no grading engine, no book build.  The reference
+metrics implement every graded function of the assignments, so only the instructor edition's wheel carries
+their source (``reference=True``); the public wheel carries in their place a package whose import fails
+with a message saying why (:data:`PUBLIC_REFERENCE`), and a download keeps the outputs the book computed.
+Its requirements are public packages.  Its version carries a hash of its files, so a reader who installed
+an older one gets the new one.  A wheel is a zip file with three metadata files (PEP 427); it is written
+here directly, with no build tool.
 """
 
 from __future__ import annotations
@@ -22,14 +25,23 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DISTRIBUTION = "binary_eval_course"
-#: Files of the wheel: path inside the wheel -> path in the repository.
+#: Files of every wheel: path inside the wheel -> path in the repository.
 MODULES = {
     "autograder/__init__.py": "autograder/__init__.py",
-    **{f"autograder/reference/{p.name}": f"autograder/reference/{p.name}"
-       for p in sorted((ROOT / "autograder" / "reference").glob("*.py"))},
     **{f"coursebook/{name}.py": f"book/coursebook/{name}.py"
        for name in ("__init__", "style", "curves", "animation", "experiments", "notebook")},
 }
+#: The reference metrics' files, in the instructor edition's wheel only (they are the assignments' answers).
+REFERENCE_MODULES = {f"autograder/reference/{p.name}": f"autograder/reference/{p.name}"
+                     for p in sorted((ROOT / "autograder" / "reference").glob("*.py"))}
+#: ``autograder/reference/__init__.py`` of the public wheel: importing it names what is missing and why.
+PUBLIC_REFERENCE = '''"""Not part of the public course: the reference metrics implement the graded assignments."""
+
+raise ImportError(
+    "公开课程不附带课程的参考实现 autograder.reference：它实现了编程作业要评分的每一个函数，也就是作业的答案。"
+    "这个笔记本保存了课本运行时得到的输出；要重新运行用到它的单元，请换成你在作业中自己写的实现。"
+)
+'''
 REQUIRES = ("numpy>=2", "matplotlib", "pillow", "mplfonts", "ipython")
 SUMMARY = "Helper code of the course 评价二分类模型: reference metrics, figure style, animations"
 
@@ -47,9 +59,22 @@ def _version(files: dict[str, bytes]) -> str:
     return f"{__version__}+{digest.hexdigest()[:10]}"
 
 
-def build_wheel(out_dir: Path) -> Path:
-    """Write the wheel into ``out_dir`` (unless the same one is there) and return its path."""
+def build_wheel(out_dir: Path, *, reference: bool = False) -> Path:
+    """Write the wheel into ``out_dir`` (unless the same one is there) and return its path.
+
+    Parameters
+    ----------
+    out_dir : Path
+        The folder the published book offers the wheel from.
+    reference : bool
+        Whether the wheel carries the reference metrics' source (the instructor edition) or, as the public
+        edition must, the package of :data:`PUBLIC_REFERENCE` in their place.
+    """
     files = {name: (ROOT / source).read_bytes() for name, source in MODULES.items()}
+    if reference:
+        files.update({name: (ROOT / source).read_bytes() for name, source in REFERENCE_MODULES.items()})
+    else:
+        files["autograder/reference/__init__.py"] = PUBLIC_REFERENCE.encode("utf-8")
     version = _version(files)
     target = out_dir / f"{DISTRIBUTION}-{version}-py3-none-any.whl"
     if target.is_file():

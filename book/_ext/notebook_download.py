@@ -10,10 +10,12 @@
 * its code as the page's, except that ``glue`` comes from :mod:`coursebook.notebook` instead of myst-nb
   (a Sphinx extension that a reader's Jupyter or Colab lacks); the outputs that only carried glued values
   to the text are dropped;
-* first, a note and one code cell that installs the course's helper code (``autograder.reference``, the
-  figure style) from the published book: the wheel of :mod:`helper_wheel`, written to
-  ``_downloads/course/``.  The pages compute with that code, so the download keeps it rather than
-  rewriting the pages' computations; its requirements are public packages.
+* first, a note and one code cell that installs the course's helper code (the figure style, and in the
+  instructor edition the reference metrics ``autograder.reference``) from the published book: the wheel
+  of :mod:`helper_wheel`, written to ``_downloads/course/``.  The pages compute with that code, so the
+  download keeps it rather than rewriting the pages' computations; its requirements are public packages.
+  The public edition's wheel holds no reference source (it is the assignments' answers): there the
+  download's outputs are the book's, and the note says what re-running a cell that uses it needs.
 
 The public build replaces every ``{instructor-only}`` block by a placeholder first
 (:func:`instructor.scrub_text`).  A page whose Markdown has a role or directive without a rule fails the
@@ -157,14 +159,24 @@ def _is_glue_record(output: dict[str, Any]) -> bool:
     return "scrapbook" in output.get("metadata", {})
 
 
+#: What the download's note says of the reference metrics: instructor edition, public edition.
+REFERENCE_NOTE = (
+    "页中的代码用到课程自己的辅助代码（参考指标 `autograder.reference`、作图风格 `coursebook`）："
+    "先运行下面这个单元安装它（它只需要 NumPy、Matplotlib 等公开的包），再从上到下运行各单元即可。",
+    "页中的代码用到课程自己的辅助代码：作图风格 `coursebook` 由下面这个单元安装（它只需要 NumPy、Matplotlib 等公开的包）；"
+    "参考指标 `autograder.reference` 实现了编程作业要评分的函数，公开版不附带，"
+    "用到它的单元请看保存的输出，或换成你在作业中自己写的实现再运行。",
+)
+
+
 def download_notebook(notebook: dict[str, Any], links: SphinxPageLinks, wheel_url: str, title: str,
                       scrub=None) -> dict[str, Any]:
-    """The reader's notebook of an executed page notebook (see the module docstring)."""
+    """The reader's notebook of an executed page notebook (see the module docstring); ``scrub`` is given
+    for the public edition."""
     note = [
         {"cell_type": "markdown", "id": "course-download-note", "metadata": {}, "source":
          f"这是课程《评价二分类模型》中[“{title}”]({links.page_url()})一页的笔记本，附有构建课本时运行得到的输出。"
-         "页中的代码用到课程自己的辅助代码（参考指标 `autograder.reference`、作图风格 `coursebook`）："
-         "先运行下面这个单元安装它（它只需要 NumPy、Matplotlib 等公开的包），再从上到下运行各单元即可。"},
+         + REFERENCE_NOTE[scrub is not None]},
         {"cell_type": "code", "id": "course-helper-install", "metadata": {}, "execution_count": None, "outputs": [],
          "source": f"%pip install -q {wheel_url}"},
     ]
@@ -203,9 +215,10 @@ def _write_downloads(app: Sphinx, exception: Exception | None) -> None:
     from instructor import is_instructor_build, scrub_text
 
     settings = app.course_site_settings  # type: ignore[attr-defined]  # set by publishing.py
-    wheel = build_wheel(Path(app.outdir) / WHEEL_DIR)
+    instructor = is_instructor_build(app)
+    wheel = build_wheel(Path(app.outdir) / WHEEL_DIR, reference=instructor)
     wheel_url = f"{settings.site_url}{WHEEL_DIR}/{wheel.name}"
-    scrub = None if is_instructor_build(app) else scrub_text
+    scrub = None if instructor else scrub_text
     written = 0
     for docname in sorted(app.env.found_docs):
         notebook = executed_notebook(app, docname)

@@ -3,6 +3,7 @@ wheel the download installs (book/_ext/helper_wheel.py): no build needed."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -13,7 +14,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
 from download_markdown import Attachments, ConversionError, remaining_markup, to_notebook_markdown  # noqa: E402
-from helper_wheel import MODULES, build_wheel  # noqa: E402
+from helper_wheel import MODULES, REFERENCE_MODULES, build_wheel  # noqa: E402
+
+from autograder.commands.private_material import Category  # noqa: E402
+from autograder.commands.public_scan import scan  # noqa: E402
 
 SITE = "https://course.example.edu/b/"
 
@@ -107,18 +111,40 @@ def test_remaining_markup_finds_what_a_reader_would_see_raw():
     assert found == ["{ref}`x`", "(lbl)=", "$$…$$ (eq-x)"]
 
 
-def test_the_helper_wheel_holds_the_reference_metrics_and_the_figure_style(tmp_path):
+def _wheel_files(wheel) -> dict[str, bytes]:
+    with zipfile.ZipFile(wheel) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def test_the_public_helper_wheel_holds_the_figure_style_and_no_reference_source(tmp_path):
     wheel = build_wheel(tmp_path)
     assert wheel.name.startswith("binary_eval_course-") and wheel.name.endswith("-py3-none-any.whl")
-    with zipfile.ZipFile(wheel) as archive:
-        names = set(archive.namelist())
-        metadata = next(archive.read(n).decode() for n in names if n.endswith("/METADATA"))
-        record = next(archive.read(n).decode() for n in names if n.endswith("/RECORD"))
-    assert set(MODULES) <= names and "autograder/reference/ranking.py" in names and "coursebook/notebook.py" in names
-    assert not any(n.startswith(("autograder/check", "autograder/service", "coursebook/pdf", "coursebook/deployment")) for n in names)
+    files = _wheel_files(wheel)
+    metadata = next(data.decode() for n, data in files.items() if n.endswith("/METADATA"))
+    record = next(data.decode() for n, data in files.items() if n.endswith("/RECORD"))
+    assert set(MODULES) <= set(files) and "coursebook/notebook.py" in files
+    assert [n for n in files if n.startswith("autograder/reference/")] == ["autograder/reference/__init__.py"]
+    assert not any(n.startswith(("autograder/check", "autograder/service", "coursebook/pdf", "coursebook/deployment")) for n in files)
     assert "Requires-Dist: numpy>=2" in metadata and "Requires-Dist: mplfonts" in metadata
-    assert all(n in record for n in MODULES)
+    assert all(n in record for n in files if not n.endswith("/RECORD"))
     assert build_wheel(tmp_path) == wheel  # the same files: the same wheel, not written again
+    # what a reader's notebook meets when a cell imports the reference metrics
+    package = tmp_path / "site"
+    for name, data in files.items():
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_bytes(data)
+    proc = subprocess.run([sys.executable, "-c", "import autograder.reference"], cwd=package, capture_output=True,
+                          text=True, env={"PYTHONPATH": str(package), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 1 and "ImportError: 公开课程不附带课程的参考实现 autograder.reference" in proc.stderr
+
+
+def test_the_public_wheel_passes_the_public_scan_and_the_instructor_wheel_does_not(tmp_path):
+    """The instructor edition's wheel carries the reference source, which the public scan finds."""
+    public = build_wheel(tmp_path / "public")
+    instructor = build_wheel(tmp_path / "instructor", reference=True)
+    assert set(REFERENCE_MODULES) <= set(_wheel_files(instructor)) and instructor.name != public.name
+    assert scan([public]).clean
+    assert Category.REFERENCE in {leak.category for leak in scan([instructor]).leaks}
 
 
 def test_nested_fences_close_at_their_own_fence():

@@ -18,6 +18,7 @@ this machine).  With it, into a folder of its own and reusing the execution cach
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import http.server
 import json
@@ -127,8 +128,10 @@ def test_the_pdf_names_the_addresses_it_was_given(served):
     single = out / "_build" / "singlehtml"
     shutil.copy2(single / "book" / "intro.html", single / "print.html")
     pdf = out / "course.pdf"
-    with serve(single) as base:
-        print_pdf(f"{base}/print.html", pdf, Edition(False), served["settings"])
+    with serve(single) as base, concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        # on a thread of its own: while this process's shared chromium lives (the ``browser`` fixture), Playwright's
+        # sync API keeps its event loop marked as running in the main thread, where a second sync API refuses to start
+        pool.submit(print_pdf, f"{base}/print.html", pdf, Edition(False), served["settings"]).result()
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     cover = text.split("\f", 1)[0]
     for address in _addresses(served["ports"]):  # the addresses the site links (a long one may wrap on the cover)
