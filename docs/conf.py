@@ -15,7 +15,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(HERE / "_ext"), str(ROOT / "book" / "_ext")]
 
-from coursebook.deployment import load_settings  # noqa: E402 (installed with the repository)
+from coursebook.deployment import GUIDE_FOLDER, load_settings  # noqa: E402 (installed with the repository)
 
 project = "评价二分类模型 · 指南"
 author = "课程团队"
@@ -30,6 +30,7 @@ extensions = [
     "course_site",  # the book's theme settings, scripts and styles, and its jieba dictionary for the search
     "search_language",  # the book's Chinese search language (jieba), without numbers and TeX command names
     "guide_reference",  # the reference generated from the code, {source} links into the code
+    "licence_notice",  # the course's licences on every page's footer, linking the book's page 版权与许可
 ]
 myst_enable_extensions = ["colon_fence", "deflist", "fieldlist"]
 myst_heading_anchors = 3
@@ -39,6 +40,9 @@ locale_dirs = [str(ROOT / "book" / "_ext" / "locale")]
 
 html_theme = "sphinx_book_theme"
 html_title = "评价二分类模型 · 指南"
+#: From the guides' root to the book's (the guides are built into the book's folder GUIDE_FOLDER): the footer's link
+#: to the book's page 版权与许可.
+licence_book_root = "../" * len(GUIDE_FOLDER.split("/"))
 html_favicon = str(ROOT / "book" / "_static" / "favicon.svg")
 html_static_path = ["_static"]
 html_css_files = ["guide.css"]

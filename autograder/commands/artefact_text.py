@@ -3,18 +3,23 @@
 Every file of a published folder is read by its kind (:func:`artefact_text`): HTML as its text and as
 its markup (scripts and attributes included), a notebook as every string it holds except image data, a PDF
 through ``pdftotext``, a gettext catalogue and a Sphinx inventory decoded, any other file as UTF-8 text.
-Images and fonts (:data:`MEDIA`) carry no text of the course and are skipped; a file that is none of these
-cannot be scanned and says why (:class:`Unreadable`), so that nothing unread is published as checked.
+Images and fonts (:data:`MEDIA`) carry no text of the course and are skipped; a zip archive (:data:`ARCHIVES`: a
+wheel offered for download is one) is opened and each of its files read the same way (:func:`artefact_texts`).  A
+file that is none of these cannot be scanned and says why (:class:`Unreadable`), so that nothing unread is
+published as checked.
 """
 
 from __future__ import annotations
 
 import gettext
 import html
+import io
 import json
 import re
 import shutil
 import subprocess
+import tempfile
+import zipfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,6 +28,10 @@ from typing import Any
 
 #: Suffixes of files that hold pixels or glyphs only.
 MEDIA = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff", ".woff2", ".ttf", ".otf", ".eot"})
+#: Suffixes of zip archives, whose files are read one by one (a wheel is a zip archive: PEP 427).
+ARCHIVES = frozenset({".whl", ".zip"})
+#: Between an archive's name and the path of one of its files, in the name of what was read.
+MEMBER_SEPARATOR = "!/"
 
 
 class Unreadable(Exception):
@@ -70,6 +79,7 @@ def _notebook_text(raw: str) -> str:
 
 
 def _pdf_text(path: Path) -> str:
+    """The text of the PDF file ``path``."""
     if shutil.which("pdftotext") is None:
         raise Unreadable("没有 pdftotext（Debian 软件包 poppler-utils），无法读取 PDF 的文字")
     proc = subprocess.run(["pdftotext", "-enc", "UTF-8", str(path), "-"], capture_output=True, timeout=600)
@@ -78,17 +88,23 @@ def _pdf_text(path: Path) -> str:
     return proc.stdout.decode("utf-8", "replace")
 
 
-def _catalogue_text(path: Path) -> str:
-    with path.open("rb") as fp:
-        try:
-            catalogue = gettext.GNUTranslations(fp)._catalog  # the only way to list a .mo file's strings
-        except OSError as exc:
-            raise Unreadable(f"不是有效的 gettext 目录：{exc}") from exc
+def _pdf_data_text(data: bytes) -> str:
+    """The text of a PDF held in memory (a file of an archive): pdftotext reads files."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "member.pdf"
+        path.write_bytes(data)
+        return _pdf_text(path)
+
+
+def _catalogue_text(data: bytes) -> str:
+    try:
+        catalogue = gettext.GNUTranslations(io.BytesIO(data))._catalog  # the only way to list a .mo file's strings
+    except OSError as exc:
+        raise Unreadable(f"不是有效的 gettext 目录：{exc}") from exc
     return "\n".join(f"{key}\n{value}" for key, value in catalogue.items())
 
 
-def _inventory_text(path: Path) -> str:
-    data = path.read_bytes()
+def _inventory_text(data: bytes) -> str:
     header_end = 0
     for _ in range(4):  # four header lines, then zlib
         header_end = data.index(b"\n", header_end) + 1
@@ -100,18 +116,29 @@ def _inventory_text(path: Path) -> str:
 
 
 def artefact_text(path: Path) -> ArtefactText | None:
-    """The text of ``path``; ``None`` for an image or a font; :class:`Unreadable` when it cannot be read."""
+    """The text of ``path``; ``None`` for an image or a font; :class:`Unreadable` when it cannot be read (an
+    archive among them: :func:`artefact_texts` reads its files)."""
     suffix = path.suffix.lower()
-    if suffix in MEDIA:
-        return None
     if suffix == ".pdf":
         return ArtefactText("pdf", _pdf_text(path))
+    return _data_text(path.name, path.read_bytes())
+
+
+def _data_text(name: str, data: bytes) -> ArtefactText | None:
+    """The text of the file called ``name`` holding ``data`` (see :func:`artefact_text`)."""
+    suffix = Path(name).suffix.lower()
+    if suffix in MEDIA:
+        return None
+    if suffix in ARCHIVES:
+        raise Unreadable("压缩包里又有压缩包：请解开后再发布，每个文件才能被检查")
+    if suffix == ".pdf":
+        return ArtefactText("pdf", _pdf_data_text(data))
     if suffix == ".mo":
-        return ArtefactText("catalogue", _catalogue_text(path))
+        return ArtefactText("catalogue", _catalogue_text(data))
     if suffix == ".inv":
-        return ArtefactText("inventory", _inventory_text(path))
+        return ArtefactText("inventory", _inventory_text(data))
     try:
-        raw = path.read_bytes().decode("utf-8")
+        raw = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise Unreadable(f"既不是图片或字体，也不是 UTF-8 文本（{exc.reason}）") from exc
     if suffix in (".html", ".htm"):
@@ -119,3 +146,34 @@ def artefact_text(path: Path) -> ArtefactText | None:
     if suffix == ".ipynb":
         return ArtefactText("ipynb", _notebook_text(raw))
     return ArtefactText("text", raw)
+
+
+def _archive_members(path: Path) -> list[tuple[str, bytes]]:
+    """``(path inside the archive, content)`` of every file of the zip archive ``path``."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return [(info.filename, archive.read(info)) for info in archive.infolist() if not info.is_dir()]
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError) as exc:
+        raise Unreadable(f"无法作为 zip 压缩包打开：{exc}") from exc
+
+
+def artefact_texts(path: Path, name: str) -> Iterator[tuple[str, ArtefactText | Unreadable | None]]:
+    """What a reader can get out of the file ``path`` (called ``name`` in a report), as ``(name, text)`` pairs:
+    one for a file, one per file of a zip archive (named ``archive!/member``); the text is ``None`` for an image or
+    a font and :class:`Unreadable` for what cannot be read."""
+    if path.suffix.lower() not in ARCHIVES:
+        try:
+            yield name, artefact_text(path)
+        except Unreadable as exc:
+            yield name, exc
+        return
+    try:
+        members = _archive_members(path)
+    except Unreadable as exc:
+        yield name, exc
+        return
+    for member, data in members:
+        try:
+            yield f"{name}{MEMBER_SEPARATOR}{member}", _data_text(member, data)
+        except Unreadable as exc:
+            yield f"{name}{MEMBER_SEPARATOR}{member}", exc

@@ -84,14 +84,11 @@ class Grading:
         """Job slots of a local pool (``--jobs``, default one per core)."""
         return self.jobs or os.cpu_count() or 1
 
-    def pool(self, log: Log, work: Callable[[dict], dict] | None = None, extra: int = 0,
+    def pool(self, log: Log, work: Callable[[dict], dict] | None = None,
              fork_server: bool = True) -> pools.LocalPool | pools.DaskPool:
         """The pool that runs ``work`` (default :func:`~autograder.batch.jobs.grade_job`) on each job: the Dask
         cluster of ``--scheduler``, else local processes (forked from a fork server unless ``fork_server`` is
-        False, see :class:`~autograder.batch.pools.LocalPool`).  ``extra`` must be 0: the service's call still
-        names it (a pool has one process per job slot)."""
-        if extra:
-            raise ValueError("a pool has no extra worker processes")
+        False, see :class:`~autograder.batch.pools.LocalPool`); one process per job slot."""
         from ..batch import pools
         from ..batch.jobs import grade_job
 

@@ -19,8 +19,9 @@ docstrings, at least :data:`MIN_LINE` characters each); for prose, each run of a
 Chinese characters.  Text that is public by design is never evidence of a leak, so its fingerprints are
 dropped: the cells nbgrader releases to students (given code such as the result types, visible tests), the
 book's own teaching code (``book/coursebook/``) and the quizzes, which the book prints with their answers and
-explanations (``book/quizzes/quizzes.yml``); for the instructor-only blocks also the code the book's public
-pages show (:func:`book_public_code`).
+explanations (``book/quizzes/quizzes.yml``, and the question templates of ``autograder/quiz/templates/``, whose
+variants the pages' 「再来一题」 boxes and the PDF print with their explanations); for the instructor-only blocks
+also the code the book's public pages show (:func:`book_public_code`).
 """
 
 from __future__ import annotations
@@ -306,6 +307,8 @@ def public_by_design(repo: Path = REPO) -> list[str]:
         texts.append(_code_text(path.read_text(encoding="utf-8")))
     quizzes = repo / "book" / "quizzes" / "quizzes.yml"  # every quiz is printed with its answer and explanations
     texts.append(squeeze(quizzes.read_text(encoding="utf-8")))
+    for path in sorted((repo / "autograder" / "quiz" / "templates").glob("*.py")):  # so is every template's variants
+        texts.append(squeeze(path.read_text(encoding="utf-8")))
     return texts
 
 

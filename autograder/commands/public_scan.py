@@ -1,7 +1,8 @@
 """``autograder scan-public PATH...``: fail when a public artefact holds private material.
 
-Every file under each ``PATH`` (or the file itself) is read by :func:`.artefact_text.artefact_text` and searched,
-whitespace removed, for every fingerprint of :func:`.private_material.private_fingerprints` (:class:`Scanner`).
+Every file under each ``PATH`` (or the file itself; each file of a zip archive such as a wheel) is read by
+:func:`.artefact_text.artefact_texts` and searched, whitespace removed, for every fingerprint of
+:func:`.private_material.private_fingerprints` (:class:`Scanner`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .artefact_text import Unreadable, artefact_text
+from .artefact_text import Unreadable, artefact_texts
 from .private_material import CATEGORY_NAMES, Category, Fingerprint, private_fingerprints, squeeze
 
 #: Characters of the pieces of fingerprints that the scan looks up.
@@ -116,16 +117,14 @@ def scan(paths: Iterable[Path], scanner: Scanner | None = None) -> ScanReport:
         if path.is_symlink():
             unscanned.append(Unscanned(name, "符号链接（公开的目录里只放普通文件）"))
             continue
-        try:
-            text = artefact_text(path)
-        except Unreadable as exc:
-            unscanned.append(Unscanned(name, exc.reason))
-            continue
-        if text is None:
-            kinds["media"] += 1
-            continue
-        kinds[text.kind] += 1
-        leaks += [Leak(name, f.category, f.source, excerpt) for f, excerpt in scanner.find(text.text)]
+        for artefact, text in artefact_texts(path, name):
+            if isinstance(text, Unreadable):
+                unscanned.append(Unscanned(artefact, text.reason))
+            elif text is None:
+                kinds["media"] += 1
+            else:
+                kinds[text.kind] += 1
+                leaks += [Leak(artefact, f.category, f.source, excerpt) for f, excerpt in scanner.find(text.text)]
     return ScanReport(kinds, tuple(leaks), tuple(unscanned))
 
 

@@ -104,10 +104,9 @@ def serve(args: argparse.Namespace) -> int:
         workers.append(passback)
 
     def make_pool():
-        # at a lower CPU priority than the answers to students; one process per core for all courses (docs/scaling.md:
-        # extra workers would hold claimed submissions while they wait for admission, and start cold); spawned
+        # at a lower CPU priority than the answers to students; one process per core for all courses; spawned
         # children of the service, started once (a fork server saves start-up, which a service pays once)
-        pool = grading.pool(log, work=worker.grade, extra=0, fork_server=False)
+        pool = grading.pool(log, work=worker.grade, fork_server=False)
         if not args.scheduler:
             pool.window = pool.workers + 1  # claims taken only when a worker is about to be free
         return pool

@@ -105,7 +105,7 @@ def view_of(row) -> CheckView:
         v.cases = [c for c in result.cases if not c.hidden]
         v.notes, v.cell_errors = list(result.notes), list(result.cell_errors)
     elif row.status == "failed":
-        v.error = error_for(row.error, instructor=False)
+        v.error = error_for(row.status, row.failure, row.error, instructor=False)
     return v
 
 

@@ -60,7 +60,7 @@ def assignment_figures(db: Database, assignment: str, title: str, now: float) ->
     mine = S.c.assignment == assignment
     with db.read() as con:
         status = dict(con.execute(sa.select(S.c.status, sa.func.count()).where(mine).group_by(S.c.status)).all())
-        kept = con.execute(sa.select(sa.func.count()).where(mine & (S.c.status == "graded") & S.c.error.isnot(None))).scalar() or 0
+        kept = con.execute(sa.select(sa.func.count()).where(mine & (S.c.status == "graded") & S.c.failure.isnot(None))).scalar() or 0
         recent = con.execute(sa.select(sa.func.count()).where(mine & (S.c.created_at > now - WINDOW))).scalar() or 0
         last_minute = con.execute(sa.select(sa.func.count()).where(mine & (S.c.created_at > now - 60))).scalar() or 0
         students = con.execute(sa.select(sa.func.count(sa.distinct(S.c.student_id))).where(mine)).scalar() or 0

@@ -47,6 +47,7 @@ from typing import Iterator
 import sqlalchemy as sa
 
 from ..store.urls import engine_url
+from .failures import COLUMN_TYPE as FAILURE
 
 META = sa.MetaData()
 SITE_META = sa.MetaData()
@@ -88,7 +89,8 @@ SUBMISSIONS = sa.Table(
     sa.Column("max_score", sa.Float),
     sa.Column("fingerprint", sa.String(64)),
     sa.Column("result_json", sa.Text),
-    sa.Column("error", sa.Text),
+    sa.Column("error", sa.Text),  # the failure's detail (:class:`.failures.Failure`)
+    sa.Column("failure", FAILURE),  # why its grading ended without a result; graded: kept its previous one
     sa.Column("settled", sa.Boolean, nullable=False, default=True),  # False: graded, the gradebook's copy not yet written
     sa.Index("ix_service_submissions_queue", "status", "created_at"),
     sa.Index("ix_service_submissions_owner", "student_id", "assignment", "created_at"),
@@ -147,7 +149,8 @@ CHECKS = sa.Table(
     sa.Column("graded_at", sa.Float),
     sa.Column("finished_at", sa.Float),
     sa.Column("result_json", sa.Text),  # the visible cases' results only
-    sa.Column("error", sa.Text),
+    sa.Column("error", sa.Text),  # the failure's detail
+    sa.Column("failure", FAILURE),
     sa.Index("ix_service_checks_queue", "status", "created_at"),
     sa.Index("ix_service_checks_owner", "student_id", "created_at"),
 )

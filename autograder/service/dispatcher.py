@@ -30,32 +30,17 @@ from typing import Callable, Iterator
 
 from ..batch.jobs import Job, make_job
 from ..batch.pools import IDLE
-from ..batch.received import received, unusable
+from ..batch.received import take_in
 from ..batch.version import fingerprint
 from ..check import all_assignments
-from ..model import Limits, SubmissionResult
+from ..model import Limits
 from . import checks, counting
 from .checks import CHECK_TAG, CheckQueue
-from .queue import FILE_LOST, NOT_CONFIGURED, SYSTEM_FAILED, Queue
+from .failures import Failure
+from .queue import Queue
 
 
 SWEEP_SECONDS = 15.0  # how often the running loop looks for pairs whose gradebook copy is not written
-
-
-def _received(job: Job, payload: dict) -> tuple[SubmissionResult, str]:
-    """The worker's result for ``job`` (:func:`autograder.batch.received.received`) and the JSON text stored for it;
-    raises if the text cannot be stored (a lone surrogate has no UTF-8).
-
-    A result that cannot be used is recorded as that submission's graded outcome
-    (:func:`autograder.batch.received.unusable`), not as a failure of the grading system that keeps a regraded
-    attempt's previous result (:func:`.queue.finish_failed`): the only such results seen came from the student's
-    side (a cell that forged a runner message with a float cell index), and a regrade must not let a notebook that
-    breaks its result keep a grade its corrected tests would take back.  Raised out of the grading loop instead,
-    it gave its claims back without counting the try and claimed the same submission first again, for ever."""
-    result = received(job, payload)
-    text = json.dumps(result.to_json(), ensure_ascii=False)
-    text.encode("utf-8")
-    return result, text
 
 
 @dataclass
@@ -241,7 +226,7 @@ class Dispatcher:
             if claim is None:
                 return None
             if claim.assignment not in lane.assignments:
-                queue.failed(claim.id, NOT_CONFIGURED.format(assignment=claim.assignment))
+                queue.failed(claim.id, Failure.NOT_CONFIGURED, claim.assignment)
                 continue
             notebook, source, _ = lane.assignments[claim.assignment]
             path = lane.data_root / claim.path
@@ -250,7 +235,7 @@ class Dispatcher:
             except OSError:
                 data = None
             if data is None or hashlib.sha256(data).hexdigest() != claim.sha256:
-                queue.failed(claim.id, FILE_LOST)
+                queue.failed(claim.id, Failure.FILE_LOST)
                 continue
             notes = [checks.NOTE] if check else None  # a check's job never shares an attempt's key
             return make_job(claim.student_id, claim.assignment, notebook, path, source,
@@ -267,15 +252,13 @@ class Dispatcher:
             self._record_check(lane, job, sid[len(CHECK_TAG):], payload, error)
             return
         if error is not None:
-            lane.queue.failed(sid, SYSTEM_FAILED + error)  # the whole reason, for instructors (queue.error_for)
+            lane.queue.failed(sid, Failure.SYSTEM, error)  # the pool's error: for instructors only (queue.error_for)
             self.log(f"{lane.course}/{job.name} ({sid[:6]})：未能评分（{error}）")
             return
-        try:
-            result, text = _received(job, payload)
-        except Exception as exc:  # noqa: BLE001 - this submission's outcome, never the loop's (see _received)
-            result = unusable(job, all_assignments()[job.assignment], exc)
-            text = json.dumps(result.to_json(), ensure_ascii=False)
-            self.log(f"{lane.course}/{job.name} ({sid[:6]})：{result.notes[0]}")
+        intake = take_in(job, payload, all_assignments()[job.assignment])
+        if intake.refused is not None:
+            self.log(f"{lane.course}/{job.name} ({sid[:6]})：{intake.refused}")
+        result, text = intake.result, json.dumps(intake.result.to_json(), ensure_ascii=False)
         if lane.queue.graded(sid, score=result.score, max_score=result.max_score, fingerprint=result.fingerprint,
                              result_json=text, counts=lane.assignments[job.assignment][2]):
             counting.write_gradebook(lane.db, store, lane.assignments[job.assignment][0], job.student, job.assignment)
@@ -284,14 +267,10 @@ class Dispatcher:
         """Record a check's outcome (its visible cases; nothing counts) and remove its notebook."""
         assert lane.checks is not None and job.visible_only
         if error is not None:
-            lane.checks.failed(check_id, SYSTEM_FAILED + error)
+            lane.checks.failed(check_id, Failure.SYSTEM, error)
         else:
-            try:
-                result, text = _received(job, payload)
-            except Exception as exc:  # noqa: BLE001 - this check's outcome, never the loop's
-                result = unusable(job, checks.visible_assignment(job.assignment), exc)
-                text = json.dumps(result.to_json(), ensure_ascii=False)
-            lane.checks.done(check_id, text)
+            intake = take_in(job, payload, checks.visible_assignment(job.assignment))
+            lane.checks.done(check_id, json.dumps(intake.result.to_json(), ensure_ascii=False))
         checks.discard(lane.data_root, job.assignment, job.student, check_id)
 
     def _settle(self, lane: Lane, store, student: str, assignment: str) -> None:

@@ -60,12 +60,6 @@ def get(db: Database, student: str, assignment: str):
         return con.execute(sa.select(O).where((O.c.student_id == student) & (O.c.assignment == assignment))).first()
 
 
-def of_student(db: Database, student: str) -> dict[str, object]:
-    """The override rows of one student, by assignment."""
-    with db.read() as con:
-        return {r.assignment: r for r in con.execute(sa.select(O).where(O.c.student_id == student)).all()}
-
-
 def restate(con: sa.Connection, policy: AssignmentPolicy, student: str, assignment: str) -> int:
     """Restate in ``con`` whether each attempt of ``student`` at ``assignment`` is late and its penalty, under the
     student's ``policy`` (:meth:`~.policy.AssignmentPolicy.terms` of its arrival); the number of attempts changed.

@@ -12,34 +12,36 @@ killing the service, or the service kept being killed while grading it) ends ``f
 
 A submission that had a result before (an instructor's regrade put it back into the queue) never loses it to
 a failure of the grading: it goes back to ``graded`` with its previous result, which keeps counting, and the
-failure as its ``error`` (:data:`REGRADE_FAILED`), shown beside that result and counted in the regrade's progress.
-A failure of the grading system is not the student's: it must not lower (or raise) a grade.
+failure recorded beside it (:func:`finish_failed`), shown with that result (:data:`REGRADE_FAILED`) and counted in
+the regrade's progress.  A failure of the grading system is not the student's: it must not lower (or raise) a grade.
 
-The ``error`` column keeps the whole reason for the instructors.  A student reads it through :func:`error_for`:
-the reasons written for students (:data:`FILE_LOST`, :data:`NOT_CONFIGURED`, :data:`GAVE_UP`) as they are,
-any other (the grading system's own failure, :data:`SYSTEM_FAILED` and the pool's error: a worker's host name,
-a grader's exception, a sandbox's or a scratch folder's details) replaced by :data:`STUDENT_SYSTEM_FAILED`, or
-on an attempt that keeps its previous result by :data:`STUDENT_REGRADE_FAILED`.
+A failure is stored as its kind (:class:`.failures.Failure`, the ``failure`` column) and the kind's detail (the
+``error`` column).  What a reader sees is rendered from them (:func:`error_for`): an instructor the whole reason;
+a student the reasons written for them (:data:`FILE_LOST`, :data:`NOT_CONFIGURED`, :data:`GAVE_UP`) as they are,
+and in place of the grading system's own failure (:data:`SYSTEM_FAILED` and the pool's error: a worker's host
+name, a grader's exception, a sandbox's or a scratch folder's details) :data:`STUDENT_SYSTEM_FAILED`, or on an
+attempt that keeps its previous result :data:`STUDENT_REGRADE_FAILED`.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import sqlalchemy as sa
 
 from . import counting
 from .database import SUBMISSIONS as S
 from .database import Database
+from .failures import Failure
 
 MAX_TRIES = 3
-# The reasons of a failure written for the student, shown to them as they are (:func:`error_for`).
+# The reasons of the failures written for the student (:attr:`.Failure.told_to_students`), shown as they are.
 GAVE_UP = "评分在完成之前反复中断（服务进程在评分这份提交时退出了 {n} 次），已放弃；请联系教师"
 FILE_LOST = "提交的文件在服务器上丢失或已损坏，请重新提交"
 NOT_CONFIGURED = "作业 {assignment} 已不在课程配置中，无法评分"
-#: The start of the reason the grading loop records when the pool could not grade a submission; the pool's error
+#: The start of the reason of the grading system's own failure (:attr:`.Failure.SYSTEM`); the pool's error
 #: follows (it can name the worker's host, a sandbox's or a scratch folder's state, a grader's exception): for
 #: instructors only.
 SYSTEM_FAILED = "评分系统未能完成评分："
@@ -55,74 +57,62 @@ STUDENT_REGRADE_FAILED = ("重新评分没有完成：评分系统出了故障�
                           "这次提交保留并沿用上一次的评分结果，你不需要做什么。")
 
 
-def _pattern(template: str) -> re.Pattern[str]:
-    """The texts ``template`` formats to: its own text, some text in place of each ``{field}``."""
-    return re.compile(".+".join(re.escape(part) for part in re.split(r"\{\w+\}", template)), re.DOTALL)
+_REASONS: dict[Failure, Callable[[str | None], str]] = {
+    Failure.GAVE_UP: lambda detail: GAVE_UP.format(n=detail),
+    Failure.FILE_LOST: lambda detail: FILE_LOST,
+    Failure.NOT_CONFIGURED: lambda detail: NOT_CONFIGURED.format(assignment=detail),
+    Failure.SYSTEM: lambda detail: SYSTEM_FAILED + (detail or ""),
+}
 
 
-_GAVE_UP = _pattern(GAVE_UP)
-_FOR_STUDENTS = [_GAVE_UP, _pattern(FILE_LOST), _pattern(NOT_CONFIGURED)]
-_REGRADE_HEAD, _REGRADE_TAIL = REGRADE_FAILED.split("{reason}")
+def forgiven(status: str, failure: Failure | None) -> bool:
+    """Whether an attempt in ``status`` that failed with ``failure`` failed through no doing of its student, so that it
+    does not take one of their attempts (:meth:`~.submissions.Submissions.window`, up to as many as the attempts
+    allowed): a ``failed`` attempt whose kind does not take an attempt (:attr:`.Failure.takes_an_attempt`).  A
+    regraded attempt that keeps its previous result is ``graded`` and counts."""
+    return status == "failed" and not (failure is not None and failure.takes_an_attempt)
 
 
-def for_students(reason: str) -> bool:
-    """Whether ``reason`` (of :meth:`Queue.failed`) is one written for the student (:data:`GAVE_UP`,
-    :data:`FILE_LOST`, :data:`NOT_CONFIGURED`); every other reason is the grading system's own."""
-    return any(p.fullmatch(reason) for p in _FOR_STUDENTS)
-
-
-def forgiven(status: str, error: str | None) -> bool:
-    """Whether an attempt in ``status`` with ``error`` failed through no doing of its student, so that it does not
-    take one of their attempts (:meth:`~.submissions.Submissions.window`, up to as many as the attempts allowed).
-
-    A ``failed`` attempt is forgiven unless it failed with :data:`GAVE_UP`: the service's process exited again
-    and again while grading it, which a notebook might be doing on purpose (it keeps its attempt, so that a
-    student cannot repeat it without limit).  A regraded attempt that keeps its previous result is ``graded``
-    and counts.
-    """
-    return status == "failed" and not (error is not None and _GAVE_UP.fullmatch(error) is not None)
-
-
-def error_for(error: str | None, *, instructor: bool) -> str | None:
-    """What the ``error`` of a submission row says to its reader.
+def error_for(status: str, failure: Failure | None, detail: str | None, *, instructor: bool) -> str | None:
+    """What a finished submission row's failure says to its reader.
 
     Parameters
     ----------
-    error
-        The stored reason: the failure's (a ``failed`` row) or :data:`REGRADE_FAILED` with it (a ``graded``
-        row that kept its previous result); None when there is none.
+    status
+        The row's status: ``failed`` (no result), or ``graded`` (with a failure: it kept its previous result).
+    failure, detail
+        The row's ``failure`` and ``error`` columns (:class:`.failures.Failure`); None when there is none.
     instructor
-        Whether an instructor reads it (then the whole reason, as stored).
+        Whether an instructor reads it (then the whole reason, with the detail).
 
     Returns
     -------
     str or None
-        ``error`` itself for an instructor, or when its reason is written for the student
-        (:func:`for_students`); else :data:`STUDENT_REGRADE_FAILED` for a regrade's note and
-        :data:`STUDENT_SYSTEM_FAILED` for a failure, neither naming the reason (a text cut to its 2,000
-        characters counts as not written for the student).
+        The kind's reason, inside :data:`REGRADE_FAILED` on a ``graded`` row, for an instructor or when the
+        kind's reason is written for the student (:attr:`.Failure.told_to_students`); else
+        :data:`STUDENT_REGRADE_FAILED` on a ``graded`` row and :data:`STUDENT_SYSTEM_FAILED` on a failed one,
+        neither naming the reason.
     """
-    if error is None or instructor:
-        return error
-    if error.startswith(_REGRADE_HEAD):
-        reason = error[len(_REGRADE_HEAD):]
-        shown = reason.endswith(_REGRADE_TAIL) and for_students(reason[:-len(_REGRADE_TAIL)])
-        return error if shown else STUDENT_REGRADE_FAILED
-    return error if for_students(error) else STUDENT_SYSTEM_FAILED
+    if failure is None:
+        return None
+    kept = status == "graded"
+    if instructor or failure.told_to_students:
+        reason = _REASONS[failure](detail)
+        return REGRADE_FAILED.format(reason=reason) if kept else reason
+    return STUDENT_REGRADE_FAILED if kept else STUDENT_SYSTEM_FAILED
 
 
-def finish_failed(con: sa.Connection, where, reason: str, now: float, table: sa.Table = S) -> int:
-    """Record in ``con`` that grading the submission ``where`` selects failed for ``reason``: back to ``graded``
-    with its previous result (and that result's ``graded_at``) and the failure as its ``error`` if it had a result,
-    else ``failed`` at ``now``; either way its grading ended (``finished_at``) at ``now``; rows changed.  ``table``:
-    the queue's (a check's never has a previous result)."""
-    done = con.execute(sa.update(table).where(where & table.c.result_json.isnot(None)).values(
-        status="graded", error=REGRADE_FAILED.format(reason=reason)[:2000], finished_at=now, claimed_by=None,
-        lease_until=None)).rowcount
+def finish_failed(con: sa.Connection, where, failure: Failure, detail: str | None, now: float, table: sa.Table = S) -> int:
+    """Record in ``con`` that grading the submission ``where`` selects failed with ``failure`` (its ``detail``, cut to
+    2,000 characters): back to ``graded`` with its previous result (and that result's ``graded_at``) if it had one,
+    else ``failed`` at ``now``; either way with the failure, its grading ended (``finished_at``) at ``now``; rows
+    changed.  ``table``: the queue's (a check's never has a previous result)."""
+    ended = dict(failure=failure, error=None if detail is None else detail[:2000], finished_at=now, claimed_by=None,
+                 lease_until=None)
+    done = con.execute(sa.update(table).where(where & table.c.result_json.isnot(None)).values(status="graded", **ended)).rowcount
     # (the row restored above no longer matches ``where``, which names its status)
     return done + con.execute(sa.update(table).where(where & table.c.result_json.is_(None)).values(
-        status="failed", error=reason[:2000], graded_at=now, finished_at=now, claimed_by=None,
-        lease_until=None)).rowcount
+        status="failed", graded_at=now, **ended)).rowcount
 
 
 @dataclass(frozen=True)
@@ -158,7 +148,7 @@ class Queue:
                     return None
                 mine = (S.c.id == row.id) & (S.c.status == row.status)
                 if row.tries >= MAX_TRIES:
-                    finish_failed(con, mine, GAVE_UP.format(n=row.tries), now, S)
+                    finish_failed(con, mine, Failure.GAVE_UP, str(row.tries), now, S)
                     continue
                 done = con.execute(sa.update(S).where(mine).values(
                     status="grading", claimed_by=self.instance, lease_until=now + self.lease, tries=row.tries + 1,
@@ -191,16 +181,16 @@ class Queue:
             if con.execute(sa.update(S).where(self._mine(submission_id)).values(
                     status="graded", score=score, max_score=max_score, fingerprint=fingerprint, result_json=result_json,
                     graded_at=now, finished_at=now, graded_by=self.instance, claimed_by=None, lease_until=None, settled=False,
-                    error=None)).rowcount != 1:
+                    error=None, failure=None)).rowcount != 1:
                 return False
             counting.choose_in(con, pair.student_id, pair.assignment, counts, now)
             return True
 
-    def failed(self, submission_id: str, reason: str) -> bool:
-        """Record that grading failed for ``reason`` (:func:`finish_failed`: a regraded submission keeps its
-        previous result); False if this process no longer holds the claim."""
+    def failed(self, submission_id: str, failure: Failure, detail: str | None = None) -> bool:
+        """Record that grading failed with ``failure`` and its ``detail`` (:func:`finish_failed`: a regraded
+        submission keeps its previous result); False if this process no longer holds the claim."""
         with self.db.write() as con:
-            return finish_failed(con, self._mine(submission_id), reason, time.time(), self.table) == 1
+            return finish_failed(con, self._mine(submission_id), failure, detail, time.time(), self.table) == 1
 
     def release(self) -> int:
         """Give back this process's claims without counting the try (a graceful stop)."""

@@ -52,7 +52,8 @@ def request(db: Database, assignment: str, by: str, *, student: str | None = Non
         ids = con.execute(sa.select(S.c.id).where(where)).scalars().all()
         if ids:
             con.execute(sa.update(S).where(S.c.id.in_(ids)).values(status="queued", tries=0, claimed_by=None,
-                                                                   lease_until=None, started_at=None, error=None))
+                                                                   lease_until=None, started_at=None, error=None,
+                                                                   failure=None))
         con.execute(sa.insert(R).values(id=rid, assignment=assignment, student_id=student, submission_ids=json.dumps(ids),
                                         requested_at=now, requested_by=by))
     return Progress(rid, assignment, student, now, len(ids), 0, 0)
@@ -63,10 +64,10 @@ def _progress(con: sa.Connection, row) -> Progress:
     done = failed = 0
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
-        rows = con.execute(sa.select(S.c.error).where(S.c.id.in_(chunk) & S.c.status.in_(("graded", "failed"))
+        rows = con.execute(sa.select(S.c.failure).where(S.c.id.in_(chunk) & S.c.status.in_(("graded", "failed"))
                                                       & (S.c.finished_at >= row.requested_at))).scalars().all()
         done += len(rows)
-        failed += sum(1 for error in rows if error)  # (a regrade that failed keeps the previous result, graded)
+        failed += sum(1 for failure in rows if failure is not None)  # (a regrade that failed keeps the previous result, graded)
     return Progress(row.id, row.assignment, row.student_id, row.requested_at, len(ids), done, failed)
 
 

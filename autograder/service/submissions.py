@@ -54,7 +54,7 @@ def error_shown(row, viewer: Account | None) -> str | None:
     or being graded."""
     if row.status not in ("graded", "failed"):
         return None
-    return queue.error_for(row.error, instructor=viewer is not None and viewer.is_staff)
+    return queue.error_for(row.status, row.failure, row.error, instructor=viewer is not None and viewer.is_staff)
 
 
 def utc(t: float) -> datetime:
@@ -166,12 +166,12 @@ class Submissions:
         leave none free."""
         S = SUBMISSIONS
         owner = (S.c.student_id == student) & (S.c.assignment == assignment)
-        rows = con.execute(sa.select(S.c.created_at, S.c.status, S.c.error).where(owner & (S.c.created_at > now - DAY))
+        rows = con.execute(sa.select(S.c.created_at, S.c.status, S.c.failure).where(owner & (S.c.created_at > now - DAY))
                            .order_by(S.c.created_at.desc()).limit(2 * limit + 1)).all()
         counted: list[float] = []
         free = 0
         for row in rows:
-            if free < limit and queue.forgiven(row.status, row.error):
+            if free < limit and queue.forgiven(row.status, row.failure):
                 free += 1
             else:
                 counted.append(row.created_at)

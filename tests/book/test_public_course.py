@@ -23,7 +23,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import urljoin
 
 import pytest
 from bs4 import BeautifulSoup
@@ -32,10 +31,11 @@ from autograder.commands import private_material as pm
 from autograder.commands.private_material import Category, squeeze
 from autograder.commands.public_scan import scan
 from coursebook import licence, teaching
-from coursebook.deployment import load_settings
+from coursebook.deployment import book_pages, load_settings
 from coursebook.pdf import toc_outline, yaml_config
 
 from .conftest import ROOT, build_lock
+from .licence_footer import footer_problem
 
 pytestmark = pytest.mark.slow
 
@@ -56,9 +56,10 @@ def published(book_html, tmp_path_factory) -> dict[str, Path]:
 
 
 def _pages(site: Path) -> list[Path]:
-    """The site's pages: its HTML files outside ``_static/`` (the theme's templates), except the redirect ``index.html``."""
-    return sorted(p for p in site.rglob("*.html") if "_static" not in p.relative_to(site).parts
-                  and 'http-equiv="Refresh"' not in p.read_text(encoding="utf-8")[:400])
+    """The book's pages: its HTML files outside ``_static/`` (the theme's templates) and the guides' folder (their own
+    build, which the guides' tests check: tests/docs/test_guide_footer.py), except the redirect ``index.html``."""
+    return [p for p in book_pages(site) if "_static" not in p.relative_to(site).parts
+            and 'http-equiv="Refresh"' not in p.read_text(encoding="utf-8")[:400]]
 
 
 def _solution_snippet(lines: int = 12) -> str:
@@ -79,17 +80,9 @@ def test_every_page_s_footer_states_both_licences_and_links_the_licence_page(boo
     root, parts = toc_outline()
     assert len(pages) == sum(len(part["entries"]) for part in parts) + 3  # and the 404, index and search pages
     site = load_settings().site_url
-    for page in pages:
-        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-        footer = soup.select_one("footer p.copyright")
-        assert footer is not None, f"{page}: no copyright line"
-        text = footer.get_text(" ", strip=True)
-        assert "版权所有" not in page.read_text(encoding="utf-8"), page
-        assert licence.TEXT.short in text and licence.CODE.short in text, (page, text)
-        hrefs = {a.get_text(strip=True): a["href"] for a in footer.find_all("a")}
-        assert hrefs[f"{licence.TEXT.short} 许可"] == licence.TEXT.url and hrefs[f"{licence.CODE.short} 许可"] == licence.CODE.url
-        target = urljoin(site + page.relative_to(book_html).as_posix(), hrefs["“版权与许可”"])  # relative, or rooted (404)
-        assert target == f"{site}{licence.PAGE}.html", (page, target)
+    problems = {page: footer_problem(page.read_text(encoding="utf-8"), site + page.relative_to(book_html).as_posix(), site)
+                for page in pages}
+    assert not {page: p for page, p in problems.items() if p}
     assert (book_html / f"{licence.PAGE}.html").is_file()
 
 

@@ -4,9 +4,10 @@ The deployment setting is the one the Makefile writes for ``PORT=.. DEMO_PORT=..
 this machine).  With it, into a folder of its own and reusing the execution cache:
 
 * the site: the home page's demo and submission links, the 编程作业 page's link to each assignment's page on the
-  submission service, and the downloads' links all carry those ports; the site is served on its port, as
-  ``make serve`` does;
-* the PDF edition (single page printed by chromium): its text names the three addresses;
+  submission service, and the downloads' links all carry those ports; the submission links go to the demo
+  course's page on the service (``/c/bin-2026/``, the Makefile's ``SUBMIT_URL``), where a student signs in and
+  submits; the site is served on its port, as ``make serve`` does;
+* the PDF edition (single page printed by chromium): its text names the three addresses, the same as the site's;
 * the demo, started with the setting: its 「← 回到课程」 goes to the book's port;
 * the submission service's feedback (rendered with no explicit book address, as the service does): its
   book links go to the book's port;
@@ -89,9 +90,19 @@ def _hrefs(html: str) -> list[str]:
     return re.findall(r'href="(http[^"]+)"', html)
 
 
+#: The course of the submission service that ``make serve``'s links name (the demo's first course).
+COURSE_PATH = "c/bin-2026/"
+
+
+def _addresses(ports: dict[str, int]) -> tuple[str, str, str]:
+    """The book's, the demo's and the submission service's course address for ``ports``."""
+    return (f"http://127.0.0.1:{ports['PORT']}/", f"http://127.0.0.1:{ports['DEMO_PORT']}/",
+            f"http://127.0.0.1:{ports['SUBMIT_PORT']}/{COURSE_PATH}")
+
+
 def test_the_site_links_to_the_ports_it_was_given(served):
-    p = served["ports"]
-    book, demo, submit = (f"http://127.0.0.1:{p[k]}/" for k in ("PORT", "DEMO_PORT", "SUBMIT_PORT"))
+    book, demo, submit = _addresses(served["ports"])
+    assert served["settings"].submit_url == submit
     intro = (served["site"] / "book/intro.html").read_text(encoding="utf-8")
     assert demo in _hrefs(intro) and submit in _hrefs(intro)
     assignments = _hrefs((served["site"] / "book/assignments/index.html").read_text(encoding="utf-8"))
@@ -120,13 +131,13 @@ def test_the_pdf_names_the_addresses_it_was_given(served):
         print_pdf(f"{base}/print.html", pdf, Edition(False), served["settings"])
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     cover = text.split("\f", 1)[0]
-    p = served["ports"]
-    for key in ("PORT", "DEMO_PORT", "SUBMIT_PORT"):
-        assert f"127.0.0.1:{p[key]}" in cover, f"the cover does not name {key} {p[key]}:\n{cover}"
+    for address in _addresses(served["ports"]):  # the addresses the site links (a long one may wrap on the cover)
+        assert address in re.sub(r"\s+", "", cover), f"the cover does not name {address}:\n{cover}"
     assert not re.search(r"127\.0\.0\.1:80[056]0\b", text), "the PDF names a default port"
     # the address printed after each assignment's link on 编程作业 (in a table cell: read in the order it is drawn)
     drawn = subprocess.run(["pdftotext", "-raw", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
-    assert f"127.0.0.1:{p['SUBMIT_PORT']}/assignments/ps2_roc_auc" in re.sub(r"\s+", "", drawn)
+    submit = _addresses(served["ports"])[2].removeprefix("http://")
+    assert f"{submit}assignments/ps2_roc_auc" in re.sub(r"\s+", "", drawn)
 
 
 def test_the_demo_links_back_to_the_book_at_its_port(served, browser):

@@ -111,14 +111,36 @@ def test_every_fingerprint_is_found_at_every_offset(scanner):
 def test_a_file_that_cannot_be_read_is_not_passed(tmp_path, scanner):
     site = tmp_path / "site"
     site.mkdir()
-    with zipfile.ZipFile(site / "answers.zip", "w") as z:
-        z.writestr("roc_auc.ipynb", _solution_body())
+    (site / "answers.bin").write_bytes(b"\x80\x81" + _solution_body().encode("utf-16"))
+    (site / "broken.whl").write_bytes(b"PK\x03\x04 not a whole archive")
+    with zipfile.ZipFile(site / "nested.zip", "w") as z:
+        z.writestr("inner.zip", b"PK")
     (site / "link.html").symlink_to(tmp_path)
     report = scan([site], scanner)
     assert not report.leaks and not report.clean
     reasons = {u.artefact: u.reason for u in report.unscanned}
-    assert set(reasons) == {"site/answers.zip", "site/link.html"}
-    assert "UTF-8" in reasons["site/answers.zip"] and "符号链接" in reasons["site/link.html"]
+    assert set(reasons) == {"site/answers.bin", "site/broken.whl", "site/nested.zip!/inner.zip", "site/link.html"}
+    assert "UTF-8" in reasons["site/answers.bin"] and "符号链接" in reasons["site/link.html"]
+    assert "zip" in reasons["site/broken.whl"] and "压缩包里又有压缩包" in reasons["site/nested.zip!/inner.zip"]
+
+
+def test_a_wheel_is_read_file_by_file(tmp_path, scanner):
+    """A wheel offered for download (a zip archive) is opened: private code in one of its files is found and named
+    by the file, a wheel of public code passes."""
+    site = tmp_path / "site"
+    site.mkdir()
+    with zipfile.ZipFile(site / "clean-0.1-py3-none-any.whl", "w") as z:
+        z.writestr("coursebook/style.py", (pm.REPO / "book" / "coursebook" / "style.py").read_text(encoding="utf-8"))
+        z.writestr("clean-0.1.dist-info/METADATA", "Metadata-Version: 2.1\nName: clean\n")
+    clean = scan([site], scanner)
+    assert clean.clean and clean.kinds == {"text": 2}
+    reference = (pm.REPO / "autograder" / "reference" / "ranking.py").read_text(encoding="utf-8")
+    with zipfile.ZipFile(site / "leaky-0.1-py3-none-any.whl", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("coursebook/style.py", "STYLE = {}\n")
+        z.writestr("autograder/reference/ranking.py", reference)
+    report = scan([site], scanner)
+    assert _categories(report) == {Category.REFERENCE} and not report.unscanned
+    assert {leak.artefact for leak in report.leaks} == {"site/leaky-0.1-py3-none-any.whl!/autograder/reference/ranking.py"}
 
 
 def test_the_command_exits_1_on_a_leak_0_when_clean_2_on_a_missing_path(tmp_path, capsys):

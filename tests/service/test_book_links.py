@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -78,7 +79,10 @@ def test_a_request_cannot_choose_the_book():
 
 def test_the_links_point_at_pages_the_book_has_and_make_serve_passes_its_own_port():
     assert (REPO / BOOK_ASSIGNMENTS.replace("/index.html", "/index.md")).is_file()
-    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
-    serve = re.search(r"^serve:.*?(?=^\S)", makefile, re.M | re.S).group(0)
-    assert "demo_course" in serve and "--book-url http://$(HOST):$(PORT)/" in serve
+    # what `make serve` would run with other ports than the defaults (dry run; the book and PDF taken as built)
+    proc = subprocess.run(["make", "--no-print-directory", "-n", "-o", "book", "-o", "pdf", "serve", "HOST=127.0.0.9",
+                           "PORT=9123", "SUBMIT_PORT=9124"], cwd=REPO, capture_output=True, text=True, timeout=60, check=True)
+    service = [line for line in proc.stdout.splitlines() if "autograder.commands.demo_course" in line]
+    assert len(service) == 1 and "--port 9124 " in service[0], proc.stdout
+    assert re.search(r"--book-url http://127\.0\.0\.9:9123/(\s|$)", service[0]), service[0]
     assert Path(REPO / "autograder" / "commands" / "demo_course.py").read_text(encoding="utf-8").count("--book-url") >= 2

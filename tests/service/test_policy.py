@@ -348,25 +348,25 @@ def test_free_failures_never_give_more_than_the_attempts_allowed_graded_nor_twic
 
     from autograder.service import overrides
     from autograder.service.database import SUBMISSIONS
-    from autograder.service.queue import GAVE_UP, SYSTEM_FAILED
+    from autograder.service.failures import Failure
 
     rng = random.Random(seed)
     subs = site.service.submissions
     student, start = "s002", site.clock()
-    rows: list[tuple[float, str, str | None]] = []  # (created_at, status, error) of every accepted upload
+    rows: list[tuple[float, str, Failure | None]] = []  # (created_at, status, failure) of every accepted upload
 
     def limit() -> int:
         return subs.policy_for(student, A4).attempts_per_24h
 
-    def system_failure(row: tuple[float, str, str | None]) -> bool:  # free up to limit() a day
-        return row[1] == "failed" and row[2] != GAVE_UP.format(n=3)
+    def system_failure(row: tuple[float, str, Failure | None]) -> bool:  # free up to limit() a day
+        return row[1] == "failed" and row[2] is not Failure.GAVE_UP
 
     def model(now: float) -> int:
         day = [r for r in rows if r[0] > now - DAY]
         return max(0, limit() - (len(day) - min(limit(), sum(map(system_failure, day)))))
 
-    outcomes = [("graded", None), ("failed", SYSTEM_FAILED + "工作节点 x 无法使用沙箱"), ("failed", "评分工作进程反复意外退出"),
-                ("failed", GAVE_UP.format(n=3)), ("queued", None)]
+    outcomes = [("graded", None), ("failed", Failure.SYSTEM), ("failed", Failure.FILE_LOST), ("failed", Failure.GAVE_UP),
+                ("queued", None)]
     weights = [3, 4, 2, 1, 1]
     extra_given, refused = False, 0
     while site.clock() < start + 3 * DAY:
@@ -380,13 +380,13 @@ def test_free_failures_never_give_more_than_the_attempts_allowed_graded_nor_twic
             day = [r for r in rows if r[0] > now - DAY]
             assert len(day) < 2 * limit()
             assert sum(not system_failure(r) for r in day) < limit()
-            status, error = rng.choices(outcomes, weights)[0]
+            status, failure = rng.choices(outcomes, weights)[0]
             with site.db.write() as con:
                 con.execute(sa.insert(SUBMISSIONS).values(
                     id=f"r{len(rows)}", student_id=student, assignment=A4, status=status, created_at=now,
                     filename="x.ipynb", path="p", sha256="0" * 64, size=1, late=False, penalty=1.0, tries=1,
-                    settled=True, error=error, graded_at=None if status == "queued" else now))
-            rows.append((now, status, error))
+                    settled=True, failure=failure, graded_at=None if status == "queued" else now))
+            rows.append((now, status, failure))
             site.clock.advance(rng.choice([1, 60, 600, 3600, 4 * 3600]))
         else:
             refused += 1

@@ -18,6 +18,7 @@ import pytest
 from autograder.batch.jobs import Job
 from autograder.model import Limits
 from autograder.service import counting
+from autograder.service.failures import Failure
 from autograder.service.dispatcher import Dispatcher, Lane
 
 from autograder.service.courses import UPGRADED
@@ -185,16 +186,16 @@ def test_a_regrade_that_fails_keeps_the_previous_result_and_says_why(site):
     API, the student's page and the regrade's progress say that the regrade did not finish; the instructor's API
     says why (the student's page does not: :func:`test_a_student_never_reads_why_the_grading_system_failed`)."""
     from autograder.service import regrade
-    from autograder.service.queue import REGRADE_FAILED, STUDENT_REGRADE_FAILED
+    from autograder.service.queue import REGRADE_FAILED, STUDENT_REGRADE_FAILED, SYSTEM_FAILED
 
     first = submit(site)
     record(site, site.gradebook, 7)
     regrade.request(site.db, A1, "teacher")
     claim = site.queue.claim(now=site.clock())
-    assert site.queue.failed(claim.id, "沙箱未能启动")
+    assert site.queue.failed(claim.id, Failure.SYSTEM, "沙箱未能启动")
     doc = _status(site, first)
     assert (doc["status"], doc["score"]) == ("graded", 7)
-    assert doc["error"] == REGRADE_FAILED.format(reason="沙箱未能启动")
+    assert doc["error"] == REGRADE_FAILED.format(reason=SYSTEM_FAILED + "沙箱未能启动")
     assert grades(site) == {"s001": 7} and site.gradebook.scores[("s001", A1)] == 7
     student, _ = site.signed_in("s001")
     page = student.get(f"/assignments/{A1}").text
@@ -245,7 +246,7 @@ def test_the_dashboard_counts_a_regrade_that_failed_as_its_progress_does(site):
     first = submit(site)
     record(site, site.gradebook, 7)
     regrade.request(site.db, A1, "teacher")
-    assert site.queue.failed(site.queue.claim(now=site.clock()).id, "沙箱未能启动")
+    assert site.queue.failed(site.queue.claim(now=site.clock()).id, Failure.SYSTEM, "沙箱未能启动")
     figures = site.service.figures(A1)
     f, progress = figures["f"], figures["progress"]
     assert (f["graded"], f["failed"], f["regrade_failed"], progress.failed) == (1, 0, 1, 1)
@@ -402,7 +403,7 @@ def test_an_attempt_the_grading_system_failed_does_not_take_one_of_the_students_
     allowed, or a grading system that keeps failing could be fed uploads without end); so does an attempt the
     service gave up on (its process kept exiting while grading it: a notebook may do that on purpose) and a
     graded one.  Fails on the old rule, which counted every upload."""
-    from autograder.service.queue import GAVE_UP, STUDENT_SYSTEM_FAILED
+    from autograder.service.queue import STUDENT_SYSTEM_FAILED
 
     site = Site(tmp_path, {"assignments": {A1: {"attempts_per_24h": 2, "counts": "best"}}}, ["s001"], 1.8e9)
     student, _ = site.signed_in("s001")
@@ -422,7 +423,7 @@ def test_an_attempt_the_grading_system_failed_does_not_take_one_of_the_students_
         _fail(site, SYSTEM_ERRORS["grader"][0])  # the third in a day: beyond the free ones
         assert left() == 1
         gave_up = submit(site)
-        assert site.queue.failed(site.queue.claim(now=site.clock()).id, GAVE_UP.format(n=3))
+        assert site.queue.failed(site.queue.claim(now=site.clock()).id, Failure.GAVE_UP, "3")
         assert _status(site, gave_up)["status"] == "failed" and left() == 0
         r = upload(site.client("s001"), A1, solution_bytes(A1))
         assert r.status_code == 429 and "24 小时内最多评分 2 次" in r.json()["error"]

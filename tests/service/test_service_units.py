@@ -19,6 +19,7 @@ from autograder.service.web import forms
 from autograder.service.database import SUBMISSIONS
 from autograder.service.policy import PolicyError, parse_policy
 from autograder.service import queue
+from autograder.service.failures import Failure
 from autograder.service.queue import GAVE_UP, MAX_TRIES, Queue
 
 REPO = Path(__file__).resolve().parents[2]
@@ -220,30 +221,41 @@ def test_an_expired_lease_is_claimed_again_and_gives_up_after_max_tries(db):
     assert q.claim(now=now + 100 * (MAX_TRIES + 1)) is None
     with db.read() as con:
         row = con.execute(sa.select(SUBMISSIONS).where(SUBMISSIONS.c.id == "x")).first()
-    assert row.status == "failed" and row.error == GAVE_UP.format(n=MAX_TRIES)
+    assert (row.status, row.failure, row.error) == ("failed", Failure.GAVE_UP, str(MAX_TRIES))
+    assert queue.error_for(row.status, row.failure, row.error, instructor=False) == GAVE_UP.format(n=MAX_TRIES)
 
 
 def test_a_student_reads_the_reasons_written_for_them_and_no_other():
-    """:func:`~autograder.service.queue.error_for`: an instructor reads every stored reason whole; a student reads the
-    ones written for them (and a regrade's note naming one) as they are, any other only as the grading system's
-    failure - also a text that merely looks like one of theirs, or a regrade's note cut short."""
-    host = f"{queue.SYSTEM_FAILED}工作节点 grader-7 无法使用沙箱：bwrap 不可用"
-    ours = [GAVE_UP.format(n=MAX_TRIES), queue.FILE_LOST, queue.NOT_CONFIGURED.format(assignment="ps9_gone")]
-    for error in [host, *ours, "沙箱未能启动", ""]:
-        regraded = queue.REGRADE_FAILED.format(reason=error)
-        assert queue.error_for(error, instructor=True) == error
-        assert queue.error_for(regraded, instructor=True) == regraded
-        if error in ours:
-            assert (queue.error_for(error, instructor=False), queue.error_for(regraded, instructor=False)) == (error, regraded)
+    """:func:`~autograder.service.queue.error_for`: an instructor reads every failure's whole reason, its detail
+    included; a student reads the kinds written for them (and a regrade's note naming one) as they are, the grading
+    system's own only as its failure - also when its detail reads like one of theirs."""
+    pool = "工作节点 grader-7 无法使用沙箱：bwrap 不可用"
+    reasons = {(Failure.SYSTEM, pool): f"{queue.SYSTEM_FAILED}{pool}",
+               (Failure.SYSTEM, queue.FILE_LOST): f"{queue.SYSTEM_FAILED}{queue.FILE_LOST}",
+               (Failure.GAVE_UP, str(MAX_TRIES)): GAVE_UP.format(n=MAX_TRIES), (Failure.FILE_LOST, None): queue.FILE_LOST,
+               (Failure.NOT_CONFIGURED, "ps9_gone"): queue.NOT_CONFIGURED.format(assignment="ps9_gone")}
+    assert {kind for kind, _ in reasons} == set(Failure)
+    for (kind, detail), reason in reasons.items():
+        regraded = queue.REGRADE_FAILED.format(reason=reason)
+        assert queue.error_for("failed", kind, detail, instructor=True) == reason
+        assert queue.error_for("graded", kind, detail, instructor=True) == regraded
+        student = queue.error_for("failed", kind, detail, instructor=False), queue.error_for("graded", kind, detail, instructor=False)
+        if kind is Failure.SYSTEM:
+            assert student == (queue.STUDENT_SYSTEM_FAILED, queue.STUDENT_REGRADE_FAILED)
         else:
-            assert queue.error_for(error, instructor=False) == queue.STUDENT_SYSTEM_FAILED
-            assert queue.error_for(regraded, instructor=False) == queue.STUDENT_REGRADE_FAILED
-    assert queue.error_for(None, instructor=False) is None and queue.error_for(None, instructor=True) is None
-    cut = queue.REGRADE_FAILED.format(reason=f"{queue.FILE_LOST}{'x' * 3000}")[:2000]
-    assert queue.error_for(cut, instructor=False) == queue.STUDENT_REGRADE_FAILED
-    assert queue.error_for(f"{queue.FILE_LOST}（grader-7）", instructor=False) == queue.STUDENT_SYSTEM_FAILED
+            assert student == (reason, regraded)
+    for status in ("graded", "failed"):  # no failure: nothing to say
+        assert queue.error_for(status, None, None, instructor=False) is None
+        assert queue.error_for(status, None, None, instructor=True) is None
     for text in (queue.STUDENT_SYSTEM_FAILED, queue.STUDENT_REGRADE_FAILED):  # what to do, in the student's words
         assert "不是你的代码的问题" in text and "grader-7" not in text
+
+
+def test_only_a_given_up_attempt_is_not_forgiven():
+    """:func:`~autograder.service.queue.forgiven`: a failed attempt of every kind but ``gave_up`` is free; a graded
+    one (also one that kept its previous result after a failed regrade) and a pending one never are."""
+    assert [kind for kind in Failure if queue.forgiven("failed", kind)] == [k for k in Failure if k is not Failure.GAVE_UP]
+    assert not any(queue.forgiven(status, kind) for status in ("graded", "queued", "grading") for kind in [*Failure, None])
 
 
 def test_release_gives_back_without_counting_a_try(db):

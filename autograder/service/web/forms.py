@@ -179,8 +179,3 @@ async def read_form(request: Request, limit: int = FORM_LIMIT) -> dict[str, str]
         raise Invalid("表单格式不正确") from None
     return {k: v[0] for k, v in fields.items()}
 
-
-def field_text(form: dict[str, Part], name: str) -> str | None:
-    """The text of a small multipart field (``csrf_token``), or None without it."""
-    part = form.get(name)
-    return bytes(part.data).decode("utf-8", "replace") if part is not None else None

@@ -21,6 +21,7 @@ on loopback with per-course roles.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import re
 import time
 
@@ -509,7 +510,10 @@ def test_an_account_of_one_course_holds_no_upload_slot_of_the_same_account_id_in
                 release.set()
                 await asyncio.gather(*held, return_exceptions=True)
 
-    answer = asyncio.run(attempt())
+    # on a thread of its own: while the process's shared chromium lives (an earlier test's ``browser``), Playwright's
+    # sync API keeps its event loop marked as running in the main thread, where asyncio.run refuses to start
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        answer = pool.submit(asyncio.run, attempt()).result()
     assert answer.status_code == 202, answer.text
 
 

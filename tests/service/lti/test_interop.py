@@ -97,10 +97,12 @@ def test_an_instructors_deep_linking_response_is_verified_by_the_library(world):
     lms.deep_link_data = {"placement": "module-3", "position": 2}  # the library's request data is a JSON object
     before = len(lms.deep_link_responses)
     with httpx.Client(timeout=30) as browser:
-        picker, _ = open_from_lms(lms, browser, "wu", deep_linking=True)
+        picker, cookie = open_from_lms(lms, browser, "wu", deep_linking=True)
         assert picker.status_code == 200 and "选择要添加到课程平台的作业" in visible_text(picker)
         ticket = re.search(r'name="ticket" value="([^"]+)"', picker.text).group(1)
-        back = browser.post(f"{tool.site.public_url}/lti/deeplink", data={"ticket": ticket, "assignment": ASSIGNMENT})
+        # the choice is posted from the browser that launched, with its launch cookie (the held launch is bound to it)
+        back = browser.post(f"{tool.site.public_url}/lti/deeplink", data={"ticket": ticket, "assignment": ASSIGNMENT},
+                            headers={"Cookie": cookie})
         assert back.status_code == 200, visible_text(back)
         action = htmllib.unescape(re.search(r'<form method="post" action="([^"]+)"', back.text).group(1))
         token = htmllib.unescape(re.search(r'name="JWT" value="([^"]+)"', back.text).group(1))
@@ -142,7 +144,7 @@ def test_a_score_reaches_the_librarys_gradebook_through_the_passback_worker(worl
         signed_in_page(browser, *open_from_lms(lms, browser, "ben", link="link-ps1"))
         login = browser.get(f"{tool.site.public_url}/c/bin/api/v1/session").json()["login"]
     grade(tool.service, login, ASSIGNMENT, 7.5)
-    worker = passback.Passback(tool.service.db, tool.site.db, ToolKeys(tool.data), "interop",
+    worker = passback.Passback(tool.service.db, tool.site.db, ToolKeys(tool.data), "interop", course_id="bin",
                                feedback_url=lambda sid: f"{tool.site.public_url}/c/bin/submissions/{sid}")
     issued = lms.tokens_issued
     assert worker.run_once() == 1
