@@ -1,18 +1,30 @@
-"""Each speed mechanism of ``autograder grade`` on against off, paired, in one run (not a test).
+"""Each speed mechanism of ``autograder grade`` on against off, paired, in one run (not a test); writes the table.
 
 For every size N the same seeded submissions (:func:`bench_scale.synthesize`) are graded with ``autograder grade
---jobs JOBS`` with everything on and with one mechanism switched off (``AUTOGRADER_OFF=<name>``, or the
-mechanism's own variable), the two runs of a pair back to back in alternating order, ``--reps`` pairs per
-mechanism.  The machine is shared and loaded: absolute seconds move with the other sessions' work by more than
-most mechanisms are worth, so the figure is the median of the paired ratios (off / on; > 1: the mechanism saves
-time), never a comparison of seconds from different minutes.  Every run's grades.csv must equal the first's.
+--jobs JOBS`` with everything on and with one mechanism switched off (its variable in :data:`MECHANISMS`), the
+two runs of a pair back to back in alternating order, ``--reps`` pairs per mechanism.  The machine is shared and
+loaded: absolute seconds move with the other sessions' work by more than most mechanisms are worth, so the figure
+is the median of the paired ratios (off / on; > 1: the mechanism saves time), never a comparison of seconds from
+different minutes.  Every run's grades.csv must equal the first's.  As root on cgroup v1 each run also gets a
+cgroup of its own (its sandboxes' cgroups below it), whose CPU seconds are printed beside the wall clock.
 
-Usage: ``.venv/bin/python bench/bench_mechanisms.py [--n 30 100] [--reps 5] [--only NAME ...] [--json FILE]``
+``--service K`` also measures warm sandboxes on the service's single upload -> graded: ``bench_service.py --single
+K`` (warm, then cold sandboxes, K uploads each) ``--service-reps`` times; a pair is one call's cold / warm median.
+
+A mechanism keeps its place only with at least 15 % (median ratio >= :data:`KEEP`) on a figure it exists for.
+The result is written as a Markdown table (``--table``, by default ``docs/_generated/mechanisms.md``, included by
+``docs/scaling.md``) with the mechanisms measured and removed earlier (:data:`EARLIER`), and as JSON (``--json``);
+``--table-from FILE`` writes the table again from such a JSON without measuring.
+
+Usage: ``.venv/bin/python bench/bench_mechanisms.py [--n 30 100] [--reps 3] [--only NAME ...] [--service K]
+[--json FILE] [--table FILE]``; run it from a folder outside the checkout (a fork server's ``sys.path`` begins with
+the working directory).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import csv
 import json
 import os
@@ -25,18 +37,91 @@ import sys
 import tempfile
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scale import BIN, synthesize, timed  # noqa: E402
+from bench_scale import BIN, REPO, synthesize, timed  # noqa: E402
 
-# mechanism -> the environment that switches it off
+KEEP = 1.15  # the least median off / on ratio on one of its figures that keeps a mechanism
+TABLE = REPO / "docs" / "_generated" / "mechanisms.md"
+SERVICE = "service: one upload -> graded"
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """A speed mechanism measured here: what switches it off and where its code is (for the line count)."""
+
+    what: str
+    off: dict[str, str]
+    code: tuple[tuple[str, tuple[str, ...]], ...]  # (module, its top-level names; () = the whole module)
+
+
 MECHANISMS = {
-    "warm": {"AUTOGRADER_SANDBOX": "cold"},  # warm zygotes reused across submissions
-    "stub": {"AUTOGRADER_OFF": "stub"},  # the nbgrader import stub
-    "prearm": {"AUTOGRADER_OFF": "prearm"},  # the cgroup pre-arm thread
-    "forkserver": {"AUTOGRADER_OFF": "forkserver"},  # workers forked from a fork server
+    "warm": Mechanism("warm zygotes reused across submissions", {"AUTOGRADER_SANDBOX": "cold"},
+                      (("autograder/sandbox/warm.py", ()), ("autograder/sandbox/zygote.py", ("key",)))),
+    "stub": Mechanism("the nbgrader import stub", {"AUTOGRADER_OFF": "stub"},
+                      (("autograder/store/nbgrader_import.py", ()),)),
+    "prearm": Mechanism("the cgroup pre-arm thread", {"AUTOGRADER_OFF": "prearm"},
+                        (("autograder/sandbox/cgroup.py", ("_ARM", "_ARM_STATE", "_forget_arming_thread", "prearm",
+                                                           "_arming", "wait_armed", "_own_procs_file")),)),
+    "forkserver": Mechanism("workers forked from a fork server", {"AUTOGRADER_OFF": "forkserver"},
+                            (("autograder/batch/pools.py", ("PRELOAD", "local_context", "start_local_workers_early")),)),
 }
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """A mechanism measured with this script and removed before: its figures as the removal commit records them."""
+
+    name: str
+    what: str
+    removed_in: str  # the commit that removed it (its message has the figures)
+    modules: tuple[str, ...]  # its modules in that commit (): the commit's other changes of autograder/ are its lines
+    figures: tuple[tuple[str, str, int], ...]  # (figure, median off / on (range), pairs)
+
+
+# measured with this script as of commit 30b065d (the figures as each removal commit's message gives them)
+EARLIER = (
+    Earlier("extra", "extra worker processes", "ead4dd9", (), (("N = 30", "1.07 (0.80-1.74)", 4), ("N = 100", "0.71", 1))),
+    Earlier("gate", "CPU-bound admission gate", "ead4dd9", ("autograder/batch/admission.py",),
+            (("N = 30", "0.72 (0.58-0.99)", 4),)),
+    Earlier("order", "start order", "e7bc06d", (), (("N = 30", "1.08 (0.82-2.60)", 4), ("N = 100", "0.80 (0.75-1.49)", 3))),
+    Earlier("headstart", "head start of the workers", "6eead43", (), (("N = 30", "0.99 (0.63-1.59)", 4),)),
+    Earlier("keepbusy", "keep_busy", "6eead43", (), (("N = 30", "1.12 (0.68-1.48)", 4), ("N = 100", "0.75", 1))),
+    Earlier("bgimport", "gradebook imported in a thread", "6eead43", (), (("N = 30", "0.80 (0.72-1.00)", 4),)),
+)
+
+
+def removed_lines(e: Earlier) -> int:
+    """Lines of ``autograder/`` the removal commit took out, net (deleted - added): of the mechanism's own modules,
+    or of the commit's other files when it names none (beside another mechanism's modules in the same commit)."""
+    out = subprocess.run(["git", "-C", str(REPO), "show", "--numstat", "--format=", e.removed_in, "--", "autograder"],
+                         capture_output=True, text=True, check=True).stdout
+    others = {m for x in EARLIER if x.removed_in == e.removed_in for m in x.modules}
+    total = 0
+    for line in out.splitlines():
+        added, deleted, path = line.split("\t")
+        if (path in e.modules) if e.modules else (path not in others):
+            total += int(deleted) - int(added)
+    return total
+
+
+def code_lines(mechanism: Mechanism, root: Path = REPO) -> int:
+    """Lines of the mechanism's code in the tree at ``root``: whole modules, or the spans of top-level names."""
+    total = 0
+    for module, names in mechanism.code:
+        text = (root / module).read_text(encoding="utf-8")
+        if not names:
+            total += len(text.splitlines())
+            continue
+        for node in ast.parse(text).body:
+            targets = [node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else [
+                t.id for t in getattr(node, "targets", [getattr(node, "target", None)]) if isinstance(t, ast.Name)]
+            if set(targets) & set(names):
+                start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+                total += node.end_lineno - start + 1
+    return total
 
 
 def _grades(out: Path) -> list[tuple[str, str, str]]:
@@ -45,7 +130,7 @@ def _grades(out: Path) -> list[tuple[str, str, str]]:
 
 
 CGROUPS = Path("/sys/fs/cgroup")
-HIERARCHIES = ("pids", "cpu", "cpuacct", "memory")  # cgroup v1, as on this machine
+HIERARCHIES = ("pids", "cpu", "cpuacct", "memory")  # cgroup v1
 
 
 def _cgroup_run(cmd: list[str], env: dict[str, str]) -> tuple[float, float | None]:
@@ -96,7 +181,8 @@ def run(subs: Path, template: Path, out: Path, jobs: int, env: dict[str, str], e
                        {"PATH": str(BIN) + os.pathsep + os.environ["PATH"], **env})
 
 
-def bench(n: int, seed: int, work: Path, jobs: int, reps: int, names: list[str], exe: Path) -> dict:
+def bench(n: int, seed: int, work: Path, jobs: int, reps: int, names: list[str], exe: Path, loads: list[float]) -> dict:
+    """Every mechanism of ``names`` at size ``n``: {name: [a pair's on, off, on_cpu, off_cpu]}."""
     subs = work / "submissions"
     counts, _ = synthesize(subs, n, seed)
     template = work / "generated"
@@ -111,7 +197,7 @@ def bench(n: int, seed: int, work: Path, jobs: int, reps: int, names: list[str],
         order = list(names)
         random.Random(rep).shuffle(order)
         for name in order:
-            off_env = {**base, **MECHANISMS[name]}
+            off_env = {**base, **MECHANISMS[name].off}
             got = {}
             for label in (("on", "off") if rep % 2 == 0 else ("off", "on")):
                 out = work / f"{name}-{label}"
@@ -120,42 +206,122 @@ def bench(n: int, seed: int, work: Path, jobs: int, reps: int, names: list[str],
                     raise SystemExit(f"grades differ with {name} {label}")
             (on, on_cpu), (off, off_cpu) = got["on"], got["off"]
             pairs[name].append({"on": on, "off": off, "on_cpu": on_cpu, "off_cpu": off_cpu})
+            loads.append(os.getloadavg()[0])
             cpu = f"  CPU {on_cpu:6.2f} / {off_cpu:6.2f} s" if on_cpu is not None else ""
             print(f"  N={n} rep {rep + 1}/{reps} {name:10s} on {on:6.2f} s  off {off:6.2f} s  off/on {off / on:.3f}{cpu}  "
-                  f"load {os.getloadavg()[0]:.1f}", flush=True)
-    print(f"N = {n} (seed {seed}: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + f"), --jobs {jobs}, "
-          f"{reps} pairs each; medians of paired off/on ratios (> 1.15: the mechanism saves at least 15 %)")
-    print("| mechanism | on, median s | off, median s | wall off / on, median (min-max) | CPU off / on, median (min-max) |")
-    print("|---|---:|---:|---:|---:|")
-    for name, xs in pairs.items():
-        ratios = [x["off"] / x["on"] for x in xs]
-        cpus = [x["off_cpu"] / x["on_cpu"] for x in xs if x["on_cpu"]]
-        cpu = f"{statistics.median(cpus):.3f} ({min(cpus):.2f}-{max(cpus):.2f})" if cpus else "-"
-        print(f"| {name} | {statistics.median(x['on'] for x in xs):.2f} | {statistics.median(x['off'] for x in xs):.2f} | "
-              f"{statistics.median(ratios):.3f} ({min(ratios):.2f}-{max(ratios):.2f}) | {cpu} |")
+                  f"load {loads[-1]:.1f}", flush=True)
+    print(f"N = {n} (seed {seed}: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + f"), --jobs {jobs}", flush=True)
     return pairs
+
+
+def service(k: int, reps: int, work: Path, loads: list[float]) -> list[dict]:
+    """Warm against cold sandboxes on the idle service's single upload -> graded: per call of ``bench_service.py
+    --single K``, the median seconds seen by the client with warm (on) and cold (off) sandboxes."""
+    pairs = []
+    for rep in range(reps):
+        out = work / f"service-{rep}.json"
+        subprocess.run([sys.executable, str(Path(__file__).with_name("bench_service.py")), "--single", str(k),
+                        "--json", str(out)], check=True, stdout=subprocess.DEVNULL)
+        got = json.loads(out.read_text(encoding="utf-8"))
+        on, off = statistics.median(got["warm"]["client"]), statistics.median(got["cold"]["client"])
+        pairs.append({"on": on, "off": off, "on_cpu": None, "off_cpu": None})
+        loads.append(os.getloadavg()[0])
+        print(f"  service rep {rep + 1}/{reps}: upload -> graded median warm {on:.3f} s, cold {off:.3f} s, "
+              f"cold/warm {off / on:.3f}  load {loads[-1]:.1f}", flush=True)
+    return pairs
+
+
+def _ratios(pairs: list[dict], key: str = "") -> list[float]:
+    return [p[f"off{key}"] / p[f"on{key}"] for p in pairs if p[f"on{key}"]]
+
+
+def _spread(xs: list[float]) -> str:
+    return f"{statistics.median(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})" if len(xs) > 1 else f"{xs[0]:.2f}"
+
+
+def kept(figures: dict[str, list[dict]]) -> bool:
+    """The rule: at least 15 % (median off / on >= :data:`KEEP`) on one of the figures the mechanism exists for."""
+    return any(statistics.median(_ratios(pairs)) >= KEEP for pairs in figures.values() if pairs)
+
+
+def table(results: dict) -> str:
+    """The Markdown table of a run's results (as :func:`main` writes them to JSON) and of :data:`EARLIER`."""
+    loads = results["loads"]
+    lines = [f"<!-- written by bench/bench_mechanisms.py; do not edit: run `{results['command']}` -->", "",
+             f"Measured {results['date']} on commit {results['commit']}: {results['cores']} cores, 1-minute load "
+             f"average {min(loads):.1f}-{max(loads):.1f} during the run (a machine shared with other work), "
+             f"`autograder grade --jobs {results['jobs']}`, seed {results['seed']}. A pair is one run with the "
+             f"mechanism and one without, back to back in alternating order; the ratio is off / on (above 1: the "
+             f"mechanism saves time), median of the pairs (range). A mechanism stays with a median of at least "
+             f"{KEEP:.2f} on a figure it exists for.", "",
+             "| mechanism | lines | figure | off / on, median (range) | CPU off / on | pairs | verdict |",
+             "|---|---:|---|---:|---:|---:|---|"]
+    for name, m in results["mechanisms"].items():
+        verdict = "kept" if kept(m["figures"]) else "removed"
+        for figure, pairs in m["figures"].items():
+            cpus = _ratios(pairs, "_cpu")
+            lines.append(f"| {name}: {MECHANISMS[name].what} | {m['lines']} | {figure} | {_spread(_ratios(pairs))} | "
+                         f"{_spread(cpus) if cpus else '-'} | {len(pairs)} | {verdict} |")
+    for e in EARLIER:
+        shared = [x.name for x in EARLIER if x.removed_in == e.removed_in and x is not e and not x.modules]
+        count = f"{removed_lines(e)}" + (f" (with {', '.join(shared)})" if shared and not e.modules else "")
+        for figure, ratio, n in e.figures:
+            lines.append(f"| {e.name}: {e.what} | {count} | {figure} | {ratio} | - | {n} | removed; measured in "
+                         f"commit {e.removed_in} |")
+    if any(not e.modules and sum(x.removed_in == e.removed_in for x in EARLIER) > 2 for e in EARLIER):
+        lines += ["", "The lines of a row removed *with* others are those of the one commit that removed them together "
+                      "(6eead43 also rewrote `autograder grade` around them)."]
+    if "service_warm_median" in results:
+        lines += ["", f"The service's single upload -> graded with warm sandboxes: median "
+                      f"{results['service_warm_median']:.2f} s over the pairs' medians (target at most 0.3 s)."]
+    return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, nargs="+", default=[30, 100])
-    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--n", type=int, nargs="*", default=[30, 100])
+    ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--only", nargs="+", choices=sorted(MECHANISMS), default=list(MECHANISMS))
     ap.add_argument("--exe", type=Path, default=BIN / "autograder")
+    ap.add_argument("--service", type=int, default=0, metavar="K", help="warm on the service's single upload, K uploads")
+    ap.add_argument("--service-reps", type=int, default=3)
     ap.add_argument("--json", type=Path, help="write every pair's seconds here")
+    ap.add_argument("--table", type=Path, default=TABLE, help="write the Markdown table here")
+    ap.add_argument("--table-from", type=Path, help="only write the table, from this --json file")
     args = ap.parse_args()
+    if args.table_from:
+        results = json.loads(args.table_from.read_text(encoding="utf-8"))
+    else:
+        results = measure(args)
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    args.table.parent.mkdir(parents=True, exist_ok=True)
+    args.table.write_text(table(results), encoding="utf-8")
+    print(table(results))
+
+
+def measure(args: argparse.Namespace) -> dict:
+    """Every figure of every mechanism of ``--only``: the results as :func:`table` reads them."""
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    results = {"command": " ".join(["bench/bench_mechanisms.py", *sys.argv[1:]]), "date": time.strftime("%Y-%m-%d"),
+               "commit": commit, "cores": os.cpu_count(), "jobs": args.jobs, "seed": args.seed, "loads": [],
+               "mechanisms": {name: {"lines": code_lines(MECHANISMS[name]), "figures": {}} for name in args.only}}
     work = Path(tempfile.mkdtemp(prefix="bench-mechanisms-"))
-    results = {}
     try:
         for n in args.n:
-            results[n] = bench(n, args.seed, work / f"n{n}", args.jobs, args.reps, args.only, args.exe)
-            print(flush=True)
+            pairs = bench(n, args.seed, work / f"n{n}", args.jobs, args.reps, args.only, args.exe, results["loads"])
+            for name, xs in pairs.items():
+                results["mechanisms"][name]["figures"][f"N = {n}"] = xs
+        if args.service and "warm" in args.only:
+            pairs = service(args.service, args.service_reps, work, results["loads"])
+            results["mechanisms"]["warm"]["figures"][SERVICE] = pairs
+            results["service_warm_median"] = statistics.median(p["on"] for p in pairs)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-        if args.json:
-            args.json.write_text(json.dumps(results, indent=1))
+    return results
 
 
 if __name__ == "__main__":
