@@ -72,7 +72,8 @@ MECHANISMS = {
 
 @dataclass(frozen=True)
 class Earlier:
-    """A mechanism measured with this script and removed before: its figures as the removal commit records them."""
+    """A mechanism measured with this script and removed: its figures as the removal commit records them (a run's
+    JSON, ``--table-from``, may hold its measured pairs instead)."""
 
     name: str
     what: str
@@ -253,16 +254,21 @@ def table(results: dict) -> str:
              f"`autograder grade --jobs {results['jobs']}`, seed {results['seed']}. A pair is one run with the "
              f"mechanism and one without, back to back in alternating order; the ratio is off / on (above 1: the "
              f"mechanism saves time), median of the pairs (range). A mechanism stays with a median of at least "
-             f"{KEEP:.2f} on a figure it exists for.", "",
+             f"{KEEP:.2f} on a figure it exists for. Lines: what its removal took out of `autograder/` (net, "
+             f"`git show --numstat`), for a mechanism still there the lines of its modules and definitions. CPU: "
+             f"the seconds of the run's own cgroup, its sandboxes included.", "",
              "| mechanism | lines | figure | off / on, median (range) | CPU off / on | pairs | verdict |",
              "|---|---:|---|---:|---:|---:|---|"]
+    removed = {e.name: e for e in EARLIER}
     for name, m in results["mechanisms"].items():
-        verdict = "kept" if kept(m["figures"]) else "removed"
+        e = removed.get(name)
+        verdict = "kept" if kept(m["figures"]) else f"removed in {e.removed_in}" if e else "to remove"
+        count = removed_lines(e) if e else m["lines"]  # a removal's own count, else the code as measured
         for figure, pairs in m["figures"].items():
             cpus = _ratios(pairs, "_cpu")
-            lines.append(f"| {name}: {MECHANISMS[name].what} | {m['lines']} | {figure} | {_spread(_ratios(pairs))} | "
+            lines.append(f"| {name}: {m['what']} | {count} | {figure} | {_spread(_ratios(pairs))} | "
                          f"{_spread(cpus) if cpus else '-'} | {len(pairs)} | {verdict} |")
-    for e in EARLIER:
+    for e in (e for e in EARLIER if e.name not in results["mechanisms"]):
         shared = [x.name for x in EARLIER if x.removed_in == e.removed_in and x is not e and not x.modules]
         count = f"{removed_lines(e)}" + (f" (with {', '.join(shared)})" if shared and not e.modules else "")
         for figure, ratio, n in e.figures:
@@ -308,7 +314,8 @@ def measure(args: argparse.Namespace) -> dict:
                             text=True).stdout.strip()
     results = {"command": " ".join(["bench/bench_mechanisms.py", *sys.argv[1:]]), "date": time.strftime("%Y-%m-%d"),
                "commit": commit, "cores": os.cpu_count(), "jobs": args.jobs, "seed": args.seed, "loads": [],
-               "mechanisms": {name: {"lines": code_lines(MECHANISMS[name]), "figures": {}} for name in args.only}}
+               "mechanisms": {name: {"what": MECHANISMS[name].what, "lines": code_lines(MECHANISMS[name]), "figures": {}}
+                              for name in args.only}}
     work = Path(tempfile.mkdtemp(prefix="bench-mechanisms-"))
     try:
         for n in args.n:
