@@ -60,8 +60,6 @@ class Mechanism:
 MECHANISMS = {
     "warm": Mechanism("warm zygotes reused across submissions", {"AUTOGRADER_SANDBOX": "cold"},
                       (("autograder/sandbox/warm.py", ()), ("autograder/sandbox/zygote.py", ("key",)))),
-    "stub": Mechanism("the nbgrader import stub", {"AUTOGRADER_OFF": "stub"},
-                      (("autograder/store/nbgrader_import.py", ()),)),
     "prearm": Mechanism("the cgroup pre-arm thread", {"AUTOGRADER_OFF": "prearm"},
                         (("autograder/sandbox/cgroup.py", ("_ARM", "_ARM_STATE", "_forget_arming_thread", "prearm",
                                                            "_arming", "wait_armed", "_own_procs_file")),)),
