@@ -60,9 +60,6 @@ class Mechanism:
 MECHANISMS = {
     "warm": Mechanism("warm zygotes reused across submissions", {"AUTOGRADER_SANDBOX": "cold"},
                       (("autograder/sandbox/warm.py", ()), ("autograder/sandbox/zygote.py", ("key",)))),
-    "prearm": Mechanism("the cgroup pre-arm thread", {"AUTOGRADER_OFF": "prearm"},
-                        (("autograder/sandbox/cgroup.py", ("_ARM", "_ARM_STATE", "_forget_arming_thread", "prearm",
-                                                           "_arming", "wait_armed", "_own_procs_file")),)),
     "forkserver": Mechanism("workers forked from a fork server", {"AUTOGRADER_OFF": "forkserver"},
                             (("autograder/batch/pools.py", ("PRELOAD", "local_context", "start_local_workers_early")),)),
 }
