@@ -14,7 +14,8 @@ K`` (warm, then cold sandboxes, K uploads each) ``--service-reps`` times; a pair
 A mechanism keeps its place only with at least 15 % (median ratio >= :data:`KEEP`) on a figure it exists for.
 The result is written as a Markdown table (``--table``, by default ``docs/_generated/mechanisms.md``, included by
 ``docs/scaling.md``) with the mechanisms measured and removed earlier (:data:`EARLIER`), and as JSON (``--json``);
-``--table-from FILE`` writes the table again from such a JSON without measuring.
+``--table-from FILE ...`` writes the table again from such JSON files without measuring (the pairs of several
+runs pooled: a figure's median is then over all its pairs).
 
 Usage: ``.venv/bin/python bench/bench_mechanisms.py [--n 30 100] [--reps 3] [--only NAME ...] [--service K]
 [--json FILE] [--table FILE]``; run it from a folder outside the checkout (a fork server's ``sys.path`` begins with
@@ -60,8 +61,6 @@ class Mechanism:
 MECHANISMS = {
     "warm": Mechanism("warm zygotes reused across submissions", {"AUTOGRADER_SANDBOX": "cold"},
                       (("autograder/sandbox/warm.py", ()), ("autograder/sandbox/zygote.py", ("key",)))),
-    "forkserver": Mechanism("workers forked from a fork server", {"AUTOGRADER_OFF": "forkserver"},
-                            (("autograder/batch/pools.py", ("PRELOAD", "local_context", "start_local_workers_early")),)),
 }
 
 
@@ -185,7 +184,7 @@ def bench(n: int, seed: int, work: Path, jobs: int, reps: int, names: list[str],
     empty = work / "empty"
     empty.mkdir()
     timed([str(exe), "grade", str(empty), "--out", str(template), "--quiet"])  # generate_assignment only, untimed
-    base = {"AUTOGRADER_OFF": "", "AUTOGRADER_SANDBOX": ""}
+    base = {"AUTOGRADER_SANDBOX": ""}
     run(subs, template, work / "warm-up", jobs, base, exe)
     expected = _grades(work / "warm-up")
     pairs: dict[str, list[dict]] = {name: [] for name in names}
@@ -278,6 +277,22 @@ def table(results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def pooled(runs: list[dict]) -> dict:
+    """Several runs' results as one: every figure's pairs together, the loads of all, each run's command and commit."""
+    out = {**runs[0], "loads": [], "mechanisms": {}}
+    for key in ("command", "commit", "date"):
+        out[key] = "; ".join(dict.fromkeys(r[key] for r in runs))
+    for r in runs:
+        out["loads"] += r["loads"]
+        for name, m in r["mechanisms"].items():
+            mine = out["mechanisms"].setdefault(name, {**m, "figures": {}})
+            for figure, pairs in m["figures"].items():
+                mine["figures"].setdefault(figure, []).extend(pairs)
+        if "service_warm_median" in r:
+            out["service_warm_median"] = r["service_warm_median"]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, nargs="*", default=[30, 100])
@@ -290,10 +305,10 @@ def main() -> None:
     ap.add_argument("--service-reps", type=int, default=3)
     ap.add_argument("--json", type=Path, help="write every pair's seconds here")
     ap.add_argument("--table", type=Path, default=TABLE, help="write the Markdown table here")
-    ap.add_argument("--table-from", type=Path, help="only write the table, from this --json file")
+    ap.add_argument("--table-from", type=Path, nargs="+", help="only write the table, from these --json files")
     args = ap.parse_args()
     if args.table_from:
-        results = json.loads(args.table_from.read_text(encoding="utf-8"))
+        results = pooled([json.loads(f.read_text(encoding="utf-8")) for f in args.table_from])
     else:
         results = measure(args)
         if args.json:

@@ -71,24 +71,21 @@ if __name__ == "__main__":
     threading.Thread(target=lambda: list(pool.run(jobs)), daemon=True).start()
     while not all(os.path.exists(os.path.join(job.scratch, "started")) for job in jobs):
         time.sleep(0.05)
-    from multiprocessing import forkserver
-    server = forkserver._forkserver._forkserver_pid
-    pids = [p for p, _ in process_tree(server)] + [server]
+    pids = [p for p, _ in process_tree(os.getpid())]  # the workers, their sandboxes, multiprocessing's helper
     open(sys.argv[1], "w").write(" ".join(map(str, pids)))
     os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
 @pytest.mark.slow
-def test_workers_forked_from_the_fork_server_die_with_their_grader(tmp_path):
-    """The grader is SIGKILLed while its two workers grade: the workers (children of the fork server, not of the
-    grader) and the fork server end too."""
+def test_workers_die_with_their_grader(tmp_path):
+    """The grader is SIGKILLed while its two workers grade: the workers and everything they started end too."""
     (tmp_path / "grader.py").write_text(KILLED_GRADER)
     subprocess.run([sys.executable, str(tmp_path / "grader.py"), str(tmp_path / "pids"), str(tmp_path), str(REPO)],
                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
     pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
-    assert len(pids) == 3
-    assert not outlived(pids), "a worker or the fork server outlived its grader"
+    assert len(pids) >= 2
+    assert not outlived(pids), "a worker outlived its grader"
 
 
 @pytest.mark.slow
