@@ -13,13 +13,12 @@ K`` (warm, then cold sandboxes, K uploads each) ``--service-reps`` times; a pair
 
 A mechanism keeps its place only with at least 15 % (median ratio >= :data:`KEEP`) on a figure it exists for.
 The result is written as a Markdown table (``--table``, by default ``docs/_generated/mechanisms.md``, included by
-``docs/scaling.md``) with the mechanisms measured and removed earlier (:data:`EARLIER`), and as JSON (``--json``);
-``--table-from FILE ...`` writes the table again from such JSON files without measuring (the pairs of several
+``docs/scaling.md``) with the mechanisms measured and removed earlier (:data:`EARLIER`), and as JSON (``--json``,
+by default beside the table); ``--table-from FILE ...`` writes the table again from such JSON files without measuring (the pairs of several
 runs pooled: a figure's median is then over all its pairs).
 
 Usage: ``.venv/bin/python bench/bench_mechanisms.py [--n 30 100] [--reps 3] [--only NAME ...] [--service K]
-[--json FILE] [--table FILE]``; run it from a folder outside the checkout (a fork server's ``sys.path`` begins with
-the working directory).
+[--table FILE]``.
 """
 
 from __future__ import annotations
@@ -45,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_scale import BIN, REPO, synthesize, timed  # noqa: E402
 
 KEEP = 1.15  # the least median off / on ratio on one of its figures that keeps a mechanism
-TABLE = REPO / "docs" / "_generated" / "mechanisms.md"
+TABLE = REPO / "docs" / "_generated" / "mechanisms.md"  # and mechanisms.json beside it: the pairs it is made from
 SERVICE = "service: one upload -> graded"
 
 
@@ -85,6 +84,13 @@ EARLIER = (
     Earlier("headstart", "head start of the workers", "6eead43", (), (("N = 30", "0.99 (0.63-1.59)", 4),)),
     Earlier("keepbusy", "keep_busy", "6eead43", (), (("N = 30", "1.12 (0.68-1.48)", 4), ("N = 100", "0.75", 1))),
     Earlier("bgimport", "gradebook imported in a thread", "6eead43", (), (("N = 30", "0.80 (0.72-1.00)", 4),)),
+    # measured as of commit 7042139 (docs/_generated/mechanisms.json has the pairs)
+    Earlier("stub", "the nbgrader import stub", "6c70da9", (), (("N = 30", "0.78 (0.68-0.84)", 3),
+                                                                ("N = 100", "0.77 (0.73-1.00)", 3))),
+    Earlier("prearm", "the cgroup pre-arm thread", "e536605", (), (("N = 30", "0.98 (0.88-1.44)", 7),
+                                                                   ("N = 100", "0.87 (0.79-0.88)", 3))),
+    Earlier("forkserver", "workers forked from a fork server", "6feda12", (), (("N = 30", "0.78 (0.59-1.04)", 3),
+                                                                              ("N = 100", "1.05 (0.97-1.43)", 7))),
 )
 
 
@@ -242,9 +248,10 @@ def kept(figures: dict[str, list[dict]]) -> bool:
 def table(results: dict) -> str:
     """The Markdown table of a run's results (as :func:`main` writes them to JSON) and of :data:`EARLIER`."""
     loads = results["loads"]
-    lines = [f"<!-- written by bench/bench_mechanisms.py; do not edit: run `{results['command']}` -->", "",
-             f"Measured {results['date']} on commit {results['commit']}: {results['cores']} cores, 1-minute load "
-             f"average {min(loads):.1f}-{max(loads):.1f} during the run (a machine shared with other work), "
+    runs = "; ".join(f"`{c}`" for c in results["command"].split("; "))
+    lines = ["<!-- written by bench/bench_mechanisms.py (do not edit): run it, or --table-from its JSON files -->", "",
+             f"Measured {results['date']} on commit {results['commit']} by {runs}: {results['cores']} cores, 1-minute load "
+             f"average {min(loads):.1f}-{max(loads):.1f} while measuring (a machine shared with other work), "
              f"`autograder grade --jobs {results['jobs']}`, seed {results['seed']}. A pair is one run with the "
              f"mechanism and one without, back to back in alternating order; the ratio is off / on (above 1: the "
              f"mechanism saves time), median of the pairs (range). A mechanism stays with a median of at least "
@@ -303,7 +310,8 @@ def main() -> None:
     ap.add_argument("--exe", type=Path, default=BIN / "autograder")
     ap.add_argument("--service", type=int, default=0, metavar="K", help="warm on the service's single upload, K uploads")
     ap.add_argument("--service-reps", type=int, default=3)
-    ap.add_argument("--json", type=Path, help="write every pair's seconds here")
+    ap.add_argument("--json", type=Path, help="write every pair's seconds here (with --table-from: pooled; default: "
+                                              "beside the table, .json)")
     ap.add_argument("--table", type=Path, default=TABLE, help="write the Markdown table here")
     ap.add_argument("--table-from", type=Path, nargs="+", help="only write the table, from these --json files")
     args = ap.parse_args()
@@ -311,8 +319,10 @@ def main() -> None:
         results = pooled([json.loads(f.read_text(encoding="utf-8")) for f in args.table_from])
     else:
         results = measure(args)
-        if args.json:
-            args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    args.json = args.json or args.table.with_suffix(".json")
+    if args.json not in (args.table_from or []):
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
     args.table.parent.mkdir(parents=True, exist_ok=True)
     args.table.write_text(table(results), encoding="utf-8")
     print(table(results))
@@ -322,7 +332,9 @@ def measure(args: argparse.Namespace) -> dict:
     """Every figure of every mechanism of ``--only``: the results as :func:`table` reads them."""
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
-    results = {"command": " ".join(["bench/bench_mechanisms.py", *sys.argv[1:]]), "date": time.strftime("%Y-%m-%d"),
+    shown = [f"--n {' '.join(map(str, args.n))}", f"--reps {args.reps}", f"--only {' '.join(args.only)}"]
+    shown += [f"--service {args.service}", f"--service-reps {args.service_reps}"] if args.service else []
+    results = {"command": " ".join(["bench/bench_mechanisms.py", *shown]), "date": time.strftime("%Y-%m-%d"),
                "commit": commit, "cores": os.cpu_count(), "jobs": args.jobs, "seed": args.seed, "loads": [],
                "mechanisms": {name: {"what": MECHANISMS[name].what, "lines": code_lines(MECHANISMS[name]), "figures": {}}
                               for name in args.only}}
