@@ -265,16 +265,18 @@ def table(results: dict) -> str:
         e = removed.get(name)
         verdict = "kept" if kept(m["figures"]) else f"removed in {e.removed_in}" if e else "to remove"
         count = removed_lines(e) if e else m["lines"]  # a removal's own count, else the code as measured
-        for figure, pairs in m["figures"].items():
+        for k, (figure, pairs) in enumerate(m["figures"].items()):
             cpus = _ratios(pairs, "_cpu")
-            lines.append(f"| {name}: {m['what']} | {count} | {figure} | {_spread(_ratios(pairs))} | "
-                         f"{_spread(cpus) if cpus else '-'} | {len(pairs)} | {verdict} |")
+            head = f"**{name}**: {m['what']} | {count}" if k == 0 else " | "  # the mechanism on its first row only
+            lines.append(f"| {head} | {figure} | {_spread(_ratios(pairs))} | {_spread(cpus) if cpus else '-'} | "
+                         f"{len(pairs)} | {verdict if k == 0 else ''} |")
     for e in (e for e in EARLIER if e.name not in results["mechanisms"]):
         shared = [x.name for x in EARLIER if x.removed_in == e.removed_in and x is not e and not x.modules]
         count = f"{removed_lines(e)}" + (f" (with {', '.join(shared)})" if shared and not e.modules else "")
-        for figure, ratio, n in e.figures:
-            lines.append(f"| {e.name}: {e.what} | {count} | {figure} | {ratio} | - | {n} | removed; measured in "
-                         f"commit {e.removed_in} |")
+        for k, (figure, ratio, n) in enumerate(e.figures):
+            head = f"**{e.name}**: {e.what} | {count}" if k == 0 else " | "
+            lines.append(f"| {head} | {figure} | {ratio} | - | {n} | "
+                         f"{f'removed, measured in commit {e.removed_in}' if k == 0 else ''} |")
     if any(not e.modules and sum(x.removed_in == e.removed_in for x in EARLIER) > 2 for e in EARLIER):
         lines += ["", "The lines of a row removed *with* others are those of the one commit that removed them together "
                       "(6eead43 also rewrote `autograder grade` around them)."]
