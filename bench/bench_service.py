@@ -22,6 +22,7 @@ by the client and recorded by the service, with warm sandboxes and again with ``
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -208,16 +209,21 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", help="keep the work folder here")
     ap.add_argument("--single", type=int, default=0, help="only the idle-service latency, over this many uploads")
+    ap.add_argument("--json", type=Path, help="with --single: write each upload's seconds here (bench_mechanisms.py)")
     args = ap.parse_args()
     work = Path(args.keep or tempfile.mkdtemp(prefix="bench-service-"))
     if args.single:
+        seconds = {}
         for cold in (False, True):
             client_s, service_s = single(work, args.single, cold)
+            seconds["cold" if cold else "warm"] = {"client": client_s, "service": service_s}
             load = os.getloadavg()
             print(f"idle service, one correct notebook x {args.single} ({'cold' if cold else 'warm'} sandboxes): "
                   f"upload -> graded median {statistics.median(client_s):.2f} s seen by the client "
                   f"(min {min(client_s):.2f}, max {max(client_s):.2f}), {statistics.median(service_s):.2f} s recorded "
                   f"by the service (target <= 1.5 s); load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+        if args.json:
+            args.json.write_text(json.dumps(seconds), encoding="utf-8")
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
         return

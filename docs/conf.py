@@ -34,7 +34,7 @@ extensions = [
 ]
 myst_enable_extensions = ["colon_fence", "deflist", "fieldlist"]
 myst_heading_anchors = 3
-exclude_patterns = ["_build", "README.md"]
+exclude_patterns = ["_build", "README.md", "_generated"]  # _generated/: included by pages
 templates_path = ["_templates"]
 locale_dirs = [str(ROOT / "book" / "_ext" / "locale")]
 

@@ -29,7 +29,6 @@ import signal
 import socket
 import stat
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -60,24 +59,19 @@ STALE_MARGIN = 120.0  # seconds on top of the submission timeout before a folder
 def worker_init() -> None:
     """Local pool initializer: die with the grader (SIGKILL of the parent must not leave orphans).
 
-    The death signal follows the process that forked this one: the grader (spawned workers), or the pool's
-    fork server, which ends when its grader ends (multiprocessing's forkserver).  A worker starts for a
-    while before it gets here; if the grader died in that time the signal would never come (its parent is
-    gone already), so it leaves.  Idle warm sandboxes are destroyed when the worker ends normally (also
-    when it ends through ``os._exit``, as forked workers do, which skips ``atexit``).
+    The death signal follows the process that started this one, the grader.  A worker starts for a while
+    before it gets here; if the grader died in that time the signal would never come (its parent is gone
+    already), so it leaves.  Idle warm sandboxes are destroyed when the worker ends normally (also
+    when it ends through ``os._exit``, which skips ``atexit``).
     """
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except OSError:
         pass
-    parent = multiprocessing.parent_process()  # the grader that asked for this worker, whoever forked it
+    parent = multiprocessing.parent_process()  # the grader that started this worker
     if parent is not None and not parent.is_alive():
         os._exit(0)
-    if parent is not None and os.getppid() != parent.pid:
-        # forked by the fork server, which lives as long as any of its workers (each holds its "alive" pipe):
-        # the worker ends itself when its grader's end of their pipe closes (the grader is gone)
-        threading.Thread(target=_end_with, args=(parent.sentinel,), name="end-with-grader", daemon=True).start()
     util.Finalize(None, warm.discard_all, exitpriority=10)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -88,14 +82,6 @@ def sandbox_checked_by_run() -> None:
     (A Dask worker, possibly on another machine, tests its own: :func:`grade_job`.)"""
     global _SANDBOX_TESTED
     _SANDBOX_TESTED = True
-
-
-def _end_with(sentinel: int) -> None:
-    """Kill this process (its sandboxes die with it) when ``sentinel`` (the grader's pipe) reaches its end."""
-    from multiprocessing.connection import wait
-
-    wait([sentinel])
-    os.kill(os.getpid(), signal.SIGKILL)
 
 
 @dataclass(frozen=True)

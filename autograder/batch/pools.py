@@ -1,9 +1,8 @@
 """Run grading jobs (:func:`jobs.grade_job`, or another work function) in parallel and hand back results as they finish.
 
-* :class:`LocalPool` - a ``ProcessPoolExecutor`` of ``os.cpu_count()`` worker processes on this machine, forked
-  from a fork server that has imported the grading engine (:func:`local_context`)
-  (each job still runs the student's code under bubblewrap; each worker process keeps its warm sandbox
-  between jobs, :mod:`autograder.sandbox.warm`, and it dies with the worker). A worker that dies (OOM killer, SIGKILL)
+* :class:`LocalPool` - a ``ProcessPoolExecutor`` of ``os.cpu_count()`` worker processes on this machine, spawned
+  children of the grader (each job still runs the student's code under bubblewrap; each worker process keeps its
+  warm sandbox between jobs, :mod:`autograder.sandbox.warm`, and it dies with the worker). A worker that dies (OOM killer, SIGKILL)
   breaks the pool: the pool is rebuilt and only the submissions that were in flight are graded again.
 * :class:`DaskPool` - the same jobs on an existing Dask distributed cluster (``--scheduler ADDRESS``);
   Dask reschedules the task of a lost worker on another one.
@@ -36,7 +35,6 @@ from .jobs import Job, JobError, grade_job, worker_init
 Event = tuple[Job, "dict | None", "str | None"]
 Work = Callable[[dict], dict]  # called with Job.to_json(); returns JSON data
 IDLE = Job("", "", "")  # yielded by an endless source: nothing to grade now, ask again soon (compared by identity)
-AUTOGRADER_OFF = frozenset(os.environ.get("AUTOGRADER_OFF", "").split(","))  # bench/bench_mechanisms.py: mechanisms switched off
 IDLE_POLL = 0.2  # seconds a pool waits for finished jobs before it asks an idle source again
 
 
@@ -76,33 +74,6 @@ class RetryPolicy:
         return self._count(job) < self.attempts + 2
 
 
-# Local workers are forked from a "fork server" (multiprocessing's forkserver): a process started once per
-# grading process that imports the grading engine (NumPy included) before any worker exists, never grades and
-# holds no sandbox, student data or thread of the grader; each worker is a fork of it (~10 ms instead of a new
-# interpreter importing the engine, 0.3 s of CPU per worker).  A worker gets its grader's environment as it
-# was when the pool was made (initializer), as a spawned one would.  IPython's input transformer, which the
-# first notebook with a "%", "!" or "?" needs (check.prepare), is imported there too (~40 ms of CPU once, not in
-# every worker).
-PRELOAD = ["autograder.batch.pools", "autograder.check", "IPython.core.inputtransformer2"]
-
-
-def local_context() -> multiprocessing.context.BaseContext:
-    """The context of local worker processes: the fork server, preloading :data:`PRELOAD`."""
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(PRELOAD)
-    return ctx
-
-
-def start_local_workers_early() -> None:
-    """Start the fork server now (it imports the engine, ~0.35 s) while the caller prepares the first jobs."""
-    if "forkserver" in AUTOGRADER_OFF:
-        return
-    local_context()
-    from multiprocessing import forkserver
-
-    forkserver.ensure_running()
-
-
 def _worker_init(sandbox_checked: bool = False, environ: dict[str, str] | None = None) -> None:
     worker_init()
     if environ is not None:
@@ -116,27 +87,25 @@ class LocalPool:
     """Process pool on this machine: ``workers`` processes, one job each at a time.
 
     ``sandbox_checked``: the caller's self-test found this machine's sandbox working, so the workers do not test it
-    again (:func:`jobs.sandbox_checked_by_run`).  ``fork_server=False``: the workers are spawned interpreters,
-    children of this process (the long-running service: it starts them once, and their death signal comes from the
-    kernel the moment the service ends).
+    again (:func:`jobs.sandbox_checked_by_run`).  The workers are spawned interpreters, children of this process:
+    their death signal comes from the kernel the moment it ends.
     """
 
     def __init__(self, workers: int, log: Callable[[str], None], attempts: int = 3, work: Work = grade_job,
-                 sandbox_checked: bool = False, fork_server: bool = True) -> None:
+                 sandbox_checked: bool = False) -> None:
         self.workers = max(1, workers)
         self.log = log
         self.attempts = attempts
         self.work = work  # a module-level function (it is pickled by name into the spawned workers)
         self.window = 2 * self.workers + 2
         self.sandbox_checked = sandbox_checked
-        self.fork_server = fork_server
 
     def describe(self) -> str:
         return f"本机 {self.workers} 个评分工作进程"
 
     def _pool(self) -> ProcessPoolExecutor:
-        ctx = local_context() if self.fork_server and "forkserver" not in AUTOGRADER_OFF else multiprocessing.get_context("spawn")
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_worker_init,
                                    initargs=(self.sandbox_checked, dict(os.environ)))
 
     def close(self) -> None:

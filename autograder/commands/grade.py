@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Callable
 
 from ..batch.collect import Collection, Submission, collect, shown
-from ..batch import pools
 from ..batch.jobs import STALE_MARGIN, Job, make_job, sweep_scratch
 from ..batch.lms import parse_time
 from ..batch.progress import Progress
@@ -77,8 +76,6 @@ def grade(args: argparse.Namespace) -> int:
     if not root.exists():
         raise CannotGrade(f"找不到提交目录 {root}")
     assignments = _assignments(args.assignment)
-    if not args.scheduler:
-        pools.start_local_workers_early()  # the workers' fork server imports the engine meanwhile
     grading = grading_setup(args, assignments, CannotGrade, lambda msg: print(msg, file=sys.stderr))
     out.mkdir(parents=True, exist_ok=True)
     lock = lock_output(out)

@@ -84,11 +84,10 @@ class Grading:
         """Job slots of a local pool (``--jobs``, default one per core)."""
         return self.jobs or os.cpu_count() or 1
 
-    def pool(self, log: Log, work: Callable[[dict], dict] | None = None,
-             fork_server: bool = True) -> pools.LocalPool | pools.DaskPool:
+    def pool(self, log: Log, work: Callable[[dict], dict] | None = None) -> pools.LocalPool | pools.DaskPool:
         """The pool that runs ``work`` (default :func:`~autograder.batch.jobs.grade_job`) on each job: the Dask
-        cluster of ``--scheduler``, else local processes (forked from a fork server unless ``fork_server`` is
-        False, see :class:`~autograder.batch.pools.LocalPool`); one process per job slot."""
+        cluster of ``--scheduler``, else local processes (:class:`~autograder.batch.pools.LocalPool`), one per job
+        slot."""
         from ..batch import pools
         from ..batch.jobs import grade_job
 
@@ -96,8 +95,7 @@ class Grading:
         if self.scheduler:
             return pools.DaskPool(self.scheduler, log, work=work)
         # this machine's sandbox is checked once for the run (grading_setup): its workers do not test it again
-        return pools.LocalPool(self.workers, log, work=work, sandbox_checked=self.enforcement is not None,
-                               fork_server=fork_server)
+        return pools.LocalPool(self.workers, log, work=work, sandbox_checked=self.enforcement is not None)
 
     def describe(self) -> str:
         return f"Dask 集群 {self.scheduler}" if self.scheduler else f"本机 {self.workers} 个评分进程"

@@ -104,9 +104,8 @@ def serve(args: argparse.Namespace) -> int:
         workers.append(passback)
 
     def make_pool():
-        # at a lower CPU priority than the answers to students; one process per core for all courses; spawned
-        # children of the service, started once (a fork server saves start-up, which a service pays once)
-        pool = grading.pool(log, work=worker.grade, fork_server=False)
+        # at a lower CPU priority than the answers to students; one process per core for all courses
+        pool = grading.pool(log, work=worker.grade)
         if not args.scheduler:
             pool.window = pool.workers + 1  # claims taken only when a worker is about to be free
         return pool

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -12,7 +11,6 @@ from pathlib import Path
 from . import delegation
 
 _SWEPT: set[Path] = set()
-AUTOGRADER_OFF = frozenset(os.environ.get("AUTOGRADER_OFF", "").split(","))  # bench/bench_mechanisms.py: mechanisms switched off
 STALE_CGROUP_SECONDS = 3600.0
 
 
@@ -192,107 +190,6 @@ class SandboxCgroups:
             _remove(path)
         self.paths = {}
         self._usage = None
-
-
-_ARM = threading.Condition()  # prearm() asks, the process's one arming thread writes
-_ARM_STATE = {"asked": False, "busy": False, "thread": None}
-
-
-def _forget_arming_thread() -> None:  # a forked child has no arming thread (and no one holds the condition)
-    global _ARM
-    _ARM = threading.Condition()
-    _ARM_STATE.update(asked=False, busy=False, thread=None)
-
-
-os.register_at_fork(after_in_child=_forget_arming_thread)
-
-
-def prearm() -> None:
-    """Make the grader's next move of a process into a cgroup (:meth:`SandboxCgroups.adopt`, a zygote's start) cheap.
-
-    Every write to a ``cgroup.procs`` file takes the kernel's global cgroup migration lock, whose writer side
-    first waits for an RCU grace period when no such write happened in the last ~15-25 ms (7-16 ms on this
-    machine: paid by the first run of each submission, and on a busy machine by most of assignment 5's 16 runs
-    of one submission).  This has the process's arming
-    thread write this process into the cgroup it is already in (a no-op: nothing migrates), so that the grace
-    period passes while the grader does something else (ends the last run, creates the next run's cgroups, has
-    the zygote fork); a move within ~15 ms after it costs ~0.1 ms.  Nothing of a sandbox is touched and nothing
-    changes if the write is refused (e.g. an unprivileged grader that may not write its own cgroup): the next
-    move then waits as before.  Returns at once; one write at a time per process (asking again while one is
-    under way: its grace period serves the next move too).
-    """
-    if "prearm" in AUTOGRADER_OFF:
-        return
-    with _ARM:
-        if _ARM_STATE["busy"]:
-            return
-        _ARM_STATE["asked"] = True
-        if _ARM_STATE["thread"] is None:
-            thread = threading.Thread(target=_arming, name="cgroup-prearm", daemon=True)
-            try:
-                thread.start()
-            except RuntimeError:  # no thread can be started (interpreter shutting down): nothing is lost
-                _ARM_STATE["asked"] = False
-                return
-            _ARM_STATE["thread"] = thread
-        _ARM.notify()
-
-
-def _arming() -> None:
-    cond = _ARM
-    while True:
-        with cond:
-            while not _ARM_STATE["asked"]:
-                cond.wait()
-            _ARM_STATE.update(asked=False, busy=True)
-        try:
-            procs = _own_procs_file()
-            if procs is not None:
-                fd = os.open(procs, os.O_WRONLY | os.O_CLOEXEC)
-                try:
-                    os.write(fd, b"0")  # 0: this process, into the cgroup it is in
-                finally:
-                    os.close(fd)
-        except OSError:
-            pass
-        finally:
-            with cond:
-                _ARM_STATE["busy"] = False
-                cond.notify_all()
-
-
-def wait_armed(timeout: float = 10.0) -> bool:
-    """Wait until no prearm write is asked for or under way (tests); False on timeout."""
-    with _ARM:
-        return _ARM.wait_for(lambda: not _ARM_STATE["asked"] and not _ARM_STATE["busy"], timeout)
-
-
-def _own_procs_file() -> Path | None:
-    """The ``cgroup.procs`` file of this process's own cgroup (v2, else v1 pids, cpuacct or memory); None if unknown.
-
-    Read afresh each time (a process may be moved by others), and only from an exact entry of
-    ``/proc/self/cgroup``: writing any other cgroup's file would move this process there."""
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    found: dict[str, str] = {}
-    for line in lines:
-        parts = line.split(":", 2)
-        if len(parts) == 3 and parts[2].startswith("/"):
-            for name in parts[1].split(",") if parts[1] else ["unified"]:
-                found[name] = parts[2]
-    if delegation.is_v2():
-        candidates = [(CGROUP_ROOT, found.get("unified"))]
-    else:
-        candidates = [(CGROUP_ROOT / c, found.get(c)) for c in ("pids", "cpuacct", "memory")]
-    for base, rel in candidates:
-        if rel is None or any(part in ("..", ".") for part in rel.split("/")):
-            continue
-        procs = (base / rel.lstrip("/")) / "cgroup.procs"
-        if procs.exists():
-            return procs
-    return None
 
 
 def kill_process(proc) -> None:

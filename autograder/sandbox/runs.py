@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..model import Limits, SandboxSettings
 from . import warm, zygote
-from .cgroup import SandboxCgroups, kill_process, prearm
+from .cgroup import SandboxCgroups, kill_process
 from .channel import Channel
 from .command import PAYLOAD_DIR, environment, preexec
 from .zygote import Zygote
@@ -29,7 +29,6 @@ class ZygoteRuns:
         self.idle = False  # the zygote is alive and waits for "fork"
         self.zygotes_started = 0  # sandboxes used; more than one means a run ended its sandbox
         self._notebook: bytes | None = None
-        prearm()  # the first run's move into its cgroups follows in ~15 ms (cgroup.prearm)
 
     @property
     def proc(self) -> subprocess.Popen | None:

@@ -27,7 +27,7 @@ from pathlib import Path
 from ..model import Limits, SandboxSettings
 from . import command
 from .account import sandbox_account
-from .cgroup import SandboxCgroups, kill_process, prearm, process_tree
+from .cgroup import SandboxCgroups, kill_process, process_tree
 from .channel import Channel
 from .command import PAYLOAD_MOUNT, environment, preexec
 
@@ -66,7 +66,6 @@ class Zygote:
     @classmethod
     def start(cls, limits: Limits, settings: SandboxSettings, deadline: float) -> Zygote | None:
         """Start a sandbox whose runner becomes the zygote; None if it did not say ``zygote_ready`` in time."""
-        prearm()  # its first process moves itself into the sandbox's cgroups (cgroup.prearm)
         cg = SandboxCgroups(processes=ZYGOTE_PROCESSES, cpus=limits.cpus, memory_bytes=limits.sandbox_memory_bytes,
                             parent=settings.cgroup_parent)
         rlimits = dataclasses.replace(limits, processes=limits.processes + NOT_THE_STUDENTS)
@@ -96,7 +95,6 @@ class Zygote:
         notebook.  Nothing of the student has run yet, so both answers can be trusted.  None if any step failed
         (the caller destroys the zygote).
         """
-        prearm()  # the move below then needs no RCU grace period of its own (cgroup.prearm)
         cgroup = SandboxCgroups(processes=limits.processes + 2, cpus=limits.cpus,
                                 memory_bytes=limits.sandbox_memory_bytes, own_cpu_hierarchy=False,
                                 parent=settings.cgroup_parent)

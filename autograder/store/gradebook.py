@@ -13,15 +13,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-from . import nbgrader_import
+import nbgrader.api as nbgrader_api
+from nbgrader.api import Gradebook, MissingEntry
+from sqlalchemy.exc import SAWarning
 
-nbgrader_import.prepare()  # before the first import of nbgrader: only what grading uses (see the module)
-
-import nbgrader.api as nbgrader_api  # noqa: E402
-from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
-from sqlalchemy.exc import SAWarning  # noqa: E402
-
-from ..model import SubmissionResult  # noqa: E402
+from ..model import SubmissionResult
 
 if TYPE_CHECKING:
     from nbgrader.apps import NbGraderAPI

@@ -46,9 +46,8 @@ def test_worker_crash(corpus, reference, backend, tmp_path):
     # both workers inside a job: the killed one and the one the pool ends with it (not after the first commits:
     # the workers grade on while the command imports its gradebook, and on a busy machine they were done by then)
     wait_busy(scratch, 2)
-    # the local workers are forked from the command's fork server (autograder.batch.pools.local_context)
-    servers = [pid for pid, cmdline in _children(proc.pid) if "multiprocessing.forkserver" in cmdline]
-    workers = [pid for server in servers for pid, _ in _children(server)]
+    # the local workers are spawned children of the command
+    workers = [pid for pid, cmdline in _children(proc.pid) if "spawn_main" in cmdline]
     assert workers, "no worker process found"
     os.kill(workers[0], signal.SIGKILL)
     _, err = proc.communicate(timeout=300)
