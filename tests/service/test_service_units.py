@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from autograder.check import all_assignments
-from autograder.service import codes, counting, sessions, uploads
+from autograder.service import attempts, codes, counting, sessions, uploads
 from autograder.service.errors import Invalid, TooLarge
 from autograder.service.web import forms
 from autograder.service.database import SUBMISSIONS
@@ -252,10 +252,25 @@ def test_a_student_reads_the_reasons_written_for_them_and_no_other():
 
 
 def test_only_a_given_up_attempt_is_not_forgiven():
-    """:func:`~autograder.service.queue.forgiven`: a failed attempt of every kind but ``gave_up`` is free; a graded
+    """:func:`~autograder.service.attempts.forgiven`: a failed attempt of every kind but ``gave_up`` is free; a graded
     one (also one that kept its previous result after a failed regrade) and a pending one never are."""
-    assert [kind for kind in Failure if queue.forgiven("failed", kind)] == [k for k in Failure if k is not Failure.GAVE_UP]
-    assert not any(queue.forgiven(status, kind) for status in ("graded", "queued", "grading") for kind in [*Failure, None])
+    assert [kind for kind in Failure if attempts.forgiven("failed", kind)] == [k for k in Failure if k is not Failure.GAVE_UP]
+    assert not any(attempts.forgiven(status, kind) for status in ("graded", "queued", "grading") for kind in [*Failure, None])
+
+
+def test_free_failures_are_at_most_the_allowance_and_the_oldest_taken_one_comes_back_first():
+    """:func:`~autograder.service.attempts.attempts_left`: of 3 allowed, the newest 3 system failures are free, a 4th
+    takes one like the graded attempts; with none left the wait is until the oldest attempt that took one leaves
+    the 24 hours."""
+    now = 100_000.0
+    failed = [attempts.Recent(now - i, "failed", Failure.SYSTEM) for i in range(1, 4)]
+    graded = [attempts.Recent(now - 100, "graded", None), attempts.Recent(now - 200, "failed", Failure.GAVE_UP)]
+    assert attempts.attempts_left(failed + graded, 3, now) == (1, None)
+    fourth = attempts.Recent(now - 300, "failed", Failure.FILE_LOST)
+    left = attempts.attempts_left(failed + graded + [fourth], 3, now)
+    assert left == (0, int(attempts.WINDOW) - 300)
+    assert attempts.attempts_left([], 3, now) == (3, None)
+    assert attempts.allowance(3, None) == 3 and attempts.allowance(3, 2) == 5
 
 
 def test_release_gives_back_without_counting_a_try(db):
