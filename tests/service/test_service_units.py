@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 import sqlalchemy as sa
 
+from autograder.batch.collect import is_late
 from autograder.check import all_assignments
 from autograder.service import attempts, codes, counting, sessions, uploads
 from autograder.service.errors import Invalid, TooLarge
@@ -61,6 +62,19 @@ def test_lateness_and_feedback_follow_the_deadline_and_the_cutoff():
     refused = parse_policy({"assignments": {"ps1_threshold_metrics": {"deadline": d.isoformat()}}}, KNOWN)
     assert refused.assignments["ps1_threshold_metrics"].lateness(d + timedelta(seconds=1)) == "closed"
 
+
+
+def test_the_service_and_batch_grading_judge_lateness_alike():
+    """One lateness rule (:func:`autograder.batch.collect.is_late`): at, just before and just after the deadline and
+    the late cut-off, the service's policy says late (or closed) exactly when batch grading marks the moment late."""
+    d = datetime(2026, 12, 1, 12, tzinfo=timezone(timedelta(hours=8)))
+    until = d + timedelta(days=1)
+    p = parse_policy({"assignments": {"ps1_threshold_metrics": {
+        "deadline": d.isoformat(), "late": {"penalty": 0.5, "until": until.isoformat()}}}}, KNOWN).assignments["ps1_threshold_metrics"]
+    for edge in (d, until):
+        for t in (edge - timedelta(microseconds=1), edge, edge + timedelta(microseconds=1)):
+            assert (p.lateness(t) != "on_time") == is_late(t, d)
+            assert (p.lateness(t) == "closed") == is_late(t, until)
 
 # ---- uploads
 
