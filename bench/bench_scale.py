@@ -353,14 +353,14 @@ def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: 
         runs[jobs] = ours(subs, work / f"ours-{jobs}", jobs)
         rows.append((f"autograder grade --jobs {jobs}", *runs[jobs]))
     peers = {}
-    for jobs in sorted({1, cores}) if peer else []:  # another checkout (main: before this branch), same submissions
+    for jobs in sorted({1, cores}) if peer else []:  # another checkout (main, say), same submissions
         peers[jobs] = ours(subs, work / f"peer-{jobs}", jobs, exe=peer)
         rows.append((f"  peer {peer.parents[2].name} --jobs {jobs}", *peers[jobs]))
     for k in extra or []:  # other counts of extra workers: k per slot
         for jobs in sorted({1, cores}):
             rows.append((f"  same, {k} extra per slot, --jobs {jobs}", *ours(subs, work / f"ours-{jobs}-x{k}", jobs, extra=k * jobs)))
     plain, cold = {}, None
-    for jobs in sorted({1, cores}) if not quick else []:  # one process per core, as before the admission
+    for jobs in sorted({1, cores}) if not quick else []:  # one process per core, no extra workers
         plain[jobs] = ours(subs, work / f"ours-{jobs}-plain", jobs, extra=0)
         rows.append((f"  same, no extra workers, --jobs {jobs}", *plain[jobs]))
     if not quick:
@@ -402,7 +402,7 @@ def bench(n: int, seed: int, work: Path, cores: int, quick: bool = False, peer: 
               f"(the student's cells {_mean([x[2] for x in xs]):.3f} s wall, {_mean([x[3] for x in xs]):.3f} s CPU), "
               f"calls + checks {_mean([x[1] for x in xs]):.3f} s")
     every = [x for xs in by_kind.values() for x in xs]
-    with_wall = _mean([x[0] for x in every])  # the target as the issue states it: wall clock, sleeping included
+    with_wall = _mean([x[0] for x in every])  # the target is wall clock, sleeping included
     with_cpu = _mean([x[0] - x[2] + x[3] for x in every])  # the student's cells counted by their CPU time
     not_slow = _mean([x[0] for k, xs in by_kind.items() if k != "slow" for x in xs])
     ratio, one_two = t_nb / best[0], runs[1][0] / best[0]

@@ -9,8 +9,8 @@ systems, seccomp filter and cgroups, and the zygote's memory holds nothing of an
 
 A zygote is not kept when:
 
-* the switch :data:`ENV_COLD` is set (``AUTOGRADER_SANDBOX=cold``: one sandbox per submission, as
-  before warm sandboxes; for comparison in ``bench/bench_scale.py``);
+* the switch :data:`ENV_COLD` is set (``AUTOGRADER_SANDBOX=cold``: one sandbox per submission, the
+  cold path the benchmarks compare with, ``bench/bench_scale.py``);
 * it served :data:`MAX_RUNS` runs, or the resident memory of its processes grew by more than
   :data:`MAX_GROWTH` bytes since it started (recycled);
 * it is dead, or its session could not bring it back to exactly its state before the run (then the
