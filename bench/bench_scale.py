@@ -429,6 +429,7 @@ def warm_cold(k: int) -> None:
     import statistics
 
     from autograder.check import grade_with_timing
+    from autograder.model import SandboxSettings
     from autograder.sandbox import warm
 
     seconds: dict[tuple[str, str], list[tuple[float, float]]] = {}
@@ -436,15 +437,15 @@ def warm_cold(k: int) -> None:
     first_src = REPO / "solutions" / first / f"{A[first].notebook}.ipynb"
     for rep in range(k + 1):  # the first round warms up
         for mode in ("cold", "warm"):
-            os.environ[warm.ENV_COLD] = mode
+            sandbox = SandboxSettings(warm=mode == "warm")
             if mode == "cold":
                 warm.discard_all()
             else:  # the cold round kept no zygote: start the warm one, untimed
-                grade_with_timing(A[first], first_src, first_src, "s")
+                grade_with_timing(A[first], first_src, first_src, "s", sandbox=sandbox)
             for name in sorted(A):
                 src = REPO / "solutions" / name / f"{A[name].notebook}.ipynb"
                 t0 = time.monotonic()
-                _, start = grade_with_timing(A[name], src, src, "s")
+                _, start = grade_with_timing(A[name], src, src, "s", sandbox=sandbox)
                 if rep:
                     seconds.setdefault((name, mode), []).append((start, time.monotonic() - t0))
     load = os.getloadavg()
