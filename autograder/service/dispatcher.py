@@ -204,7 +204,8 @@ class Dispatcher:
         self._swept = time.monotonic()
         for course, lane in self.lanes.items():
             try:
-                pairs = [p for p in counting.unsettled_pairs(lane.db) if p[1] in lane.assignments]
+                pairs = [(student, assignment) for student, assignment in counting.unsettled_pairs(lane.db)
+                         if assignment in lane.assignments]
                 for student, assignment in pairs:
                     counting.write_gradebook(lane.db, self._stores[course], lane.assignments[assignment].notebook, student, assignment)
             except Exception as exc:  # noqa: BLE001 - the gradebook is a copy: the next sweep writes it
