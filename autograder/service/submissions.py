@@ -1,6 +1,7 @@
 """Submissions: whether a student may submit now (and why not), accepting an upload, reading attempts back.
 
-Every rule lives here once and is used by the API and by the pages alike:
+Each of these is decided here once and used by the API and by the pages alike (the attempts rule they apply is
+:mod:`.attempts`, lateness :meth:`.policy.AssignmentPolicy.lateness`):
 
 * :meth:`Submissions.window` - the student's own policy (with the instructor's exceptions), whether the
   assignment is on time, late or closed at a moment, and how many attempts are left (and when the next one comes
