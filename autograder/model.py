@@ -99,12 +99,15 @@ class SandboxSettings:
 
     ``cgroup_parent`` is a cgroup path as ``/proc/self/cgroup`` writes it (``--cgroup-parent``; None: the machine's
     default, :func:`autograder.sandbox.delegation.parents`); ``user`` the account a grader running as root starts
-    its sandboxes as (``--sandbox-user``; None: ``nobody``, :mod:`autograder.sandbox.account`).
+    its sandboxes as (``--sandbox-user``; None: ``nobody``, :mod:`autograder.sandbox.account`); ``warm`` whether a
+    process keeps a session's healthy sandbox for its next session (:mod:`autograder.sandbox.warm`; False with
+    ``AUTOGRADER_SANDBOX=cold``, :func:`autograder.sandbox.warm.asked_cold`: the cold path the benchmarks compare with).
     """
 
     enabled: bool = True  # False only with --no-sandbox: student code runs unisolated (debugging)
     cgroup_parent: str | None = None
     user: str | None = None
+    warm: bool = True
 
     @classmethod
     def of(cls, value: "SandboxSettings | bool") -> "SandboxSettings":
@@ -112,15 +115,15 @@ class SandboxSettings:
         return value if isinstance(value, SandboxSettings) else cls(enabled=bool(value))
 
     def to_json(self) -> dict[str, bool | str | None]:
-        return {"enabled": self.enabled, "cgroup_parent": self.cgroup_parent, "user": self.user}
+        return {"enabled": self.enabled, "cgroup_parent": self.cgroup_parent, "user": self.user, "warm": self.warm}
 
     @classmethod
     def from_json(cls, data: dict) -> "SandboxSettings":
         w = "SandboxSettings"
-        if not isinstance(data, dict) or set(data) != {"enabled", "cgroup_parent", "user"}:
-            raise ResultFormatError(f"{w}: expected the fields enabled, cgroup_parent, user")
+        if not isinstance(data, dict) or set(data) != {"enabled", "cgroup_parent", "user", "warm"}:
+            raise ResultFormatError(f"{w}: expected the fields enabled, cgroup_parent, user, warm")
         optional = {k: None if data[k] is None else _take(data, k, str, w) for k in ("cgroup_parent", "user")}
-        return cls(_take(data, "enabled", bool, w), **optional)
+        return cls(_take(data, "enabled", bool, w), **optional, warm=_take(data, "warm", bool, w))
 
 
 @dataclass

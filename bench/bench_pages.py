@@ -12,7 +12,7 @@ regression of TBT shows its cause.  The peer, measured in the same run, is a pla
 text and no style, script or image: ``LCP / plain`` tells how much the course's theme, math and
 figures cost over bare text on the same machine.
 
-Targets (issue 24), on every page: performance score >= 95, LCP <= 2.5 s and at most 3x the plain peer's,
+Targets, on every page: performance score >= 95, LCP <= 2.5 s and at most 3x the plain peer's,
 TBT <= 150 ms, CLS <= 0.05, <= 500 kB transferred before interaction.  The table marks every missed
 target of a page; the exit status is 1 if a page misses one.
 

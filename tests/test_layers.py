@@ -1,6 +1,7 @@
 """The grading engine's layers and their dependency direction, checked on every import statement.
 
-This docstring and :data:`ALLOWED` are the one statement of the rule (README and CONTRIBUTING point here).
+This docstring, :data:`ALLOWED` and :data:`SERVICE_LAYERS` are the one statement of the rule (CONTRIBUTING and the
+maintainers' guide point here).
 
     sandbox  <-  check  <-  batch  <-  commands  ->  store
                   |            ^           |            ^
@@ -14,8 +15,10 @@ This docstring and :data:`ALLOWED` are the one statement of the rule (README and
 * ``autograder/check/`` grades one notebook; ``autograder/batch/`` schedules many; only ``autograder/store/``
   writes the gradebook and the output folder, and it knows results, not how they are produced;
 * ``autograder/service/`` (the online grading service) queues submissions and grades them with the batch
-  layer's jobs and pools, writing through the store; it never reaches into the sandbox.  Inside it, the core
-  (everything but ``service/web/``) never imports the web frameworks: HTTP and templates are the web layer's.
+  layer's jobs and pools, writing through the store; it never reaches into the sandbox.  Inside it, three layers
+  point one way, core <- ``service/lti/`` <- ``service/web/``: the core (everything else) owns the tables and the
+  grade outbox, the LTI layer speaks the protocol to the platforms, and only the web layer imports the web
+  frameworks (HTTP and templates); the LTI modules that call platforms may use httpx as a client.
 
 No module of ``autograder/`` takes part in an import cycle, counting imports inside functions too (such an
 import only hides a cycle until someone moves it to the top).

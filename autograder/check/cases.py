@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..model import CaseResult, Limits, Outcome
 from ..sandbox import SandboxBroken, Session
-from ..sandbox.command import UNAVAILABLE_MODULES
+from ..sandbox.command import unavailable
 from .compare import compare, field_differences
 from .diagnose import Observed
 from .expected import expected_for
@@ -42,7 +42,7 @@ def _unavailable_use(exc: dict, skipped: set[str]) -> str | None:
                     "评分环境只提供 Python 标准库和 NumPy")
     if exc.get("type") == "ModuleNotFoundError":
         module = msg.split("'")[1] if msg.count("'") >= 2 else ""
-        if module.split(".")[0] in UNAVAILABLE_MODULES:
+        if unavailable(module):
             return (f"函数导入了 {module}：评分环境只提供 Python 标准库和 NumPy，"
                     "scikit-learn、SciPy 和课程的参考实现都不可用")
     return None

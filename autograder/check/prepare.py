@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..model import MAX_NOTEBOOK_BYTES
-from ..sandbox.command import UNAVAILABLE_MODULES
+from ..sandbox.command import unavailable
 
 MAX_JSON_OBJECTS = 100_000  # an honest notebook, figures and all, has a few thousand
 MAX_ANALYSED_CELL = 64 << 10  # characters of a cell that the trusted side parses (IPython transform, import rule)
@@ -238,10 +238,6 @@ def _runnable(cells: list[tuple[int, str]], out: PreparedNotebook) -> list[tuple
     return runnable
 
 
-def _unavailable(module: str | None) -> bool:
-    return bool(module) and module.split(".")[0] in UNAVAILABLE_MODULES
-
-
 def skip_unavailable_imports(code: str) -> tuple[str, list[tuple[int, str]]]:
     """Top-level imports of modules the grading environment does not provide, replaced by ``pass``.
 
@@ -261,14 +257,14 @@ def skip_unavailable_imports(code: str) -> tuple[str, list[tuple[int, str]]]:
     skipped = []
     for node in tree.body:
         if isinstance(node, ast.Import):
-            bad = [a.name for a in node.names if _unavailable(a.name)]
+            bad = [a.name for a in node.names if unavailable(a.name)]
         elif isinstance(node, ast.ImportFrom):
-            bad = [node.module] if node.level == 0 and _unavailable(node.module) else []
+            bad = [node.module] if node.level == 0 and unavailable(node.module) else []
         else:
             continue
         if not bad:
             continue
-        keep = [a for a in node.names if not _unavailable(a.name)] if isinstance(node, ast.Import) else []
+        keep = [a for a in node.names if not unavailable(a.name)] if isinstance(node, ast.Import) else []
         first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
         if node.col_offset != 0 or ";" in "".join(lines[first:last + 1]):
             continue  # shares its line with other code: leave it to fail visibly

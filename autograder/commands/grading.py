@@ -106,7 +106,7 @@ def grading_setup(args: argparse.Namespace, assignments: dict[str, Assignment], 
     """:class:`Grading` for ``assignments`` from ``args``; ``error`` (with a Chinese message) when it cannot grade:
     a missing source, or no working sandbox on this machine without ``--no-sandbox`` (the self-test, a real
     sandboxed call, runs here)."""
-    from ..sandbox import enforcement, self_test
+    from ..sandbox import enforcement, self_test, warm
 
     solutions = Path(args.solutions or REPO / "solutions").resolve()
     sources = {n: solutions / n / f"{a.notebook}.ipynb" for n, a in assignments.items()}
@@ -116,7 +116,7 @@ def grading_setup(args: argparse.Namespace, assignments: dict[str, Assignment], 
     # a cluster's workers find their own cgroup parent and account, and check their own sandbox
     local = not args.scheduler
     sandbox = SandboxSettings(not args.no_sandbox, args.cgroup_parent if local else None,
-                              args.sandbox_user if local else None)
+                              args.sandbox_user if local else None, warm=not warm.asked_cold(os.environ))
     held = None
     if sandbox.enabled and local:
         try:  # which limits hold here, and how

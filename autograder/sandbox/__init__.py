@@ -10,7 +10,8 @@
 * :mod:`.runs` - where a session's runs take place: forks of a zygote sandbox (or plain processes, ``--no-sandbox``);
 * :mod:`.zygote` - one sandbox seen from the grader: start it, fork a run, end the run, destroy it;
 * :mod:`.channel` - the protocol pipe, read with bounds;
-* :mod:`.warm` - the idle zygote sandboxes a process keeps between submissions (``AUTOGRADER_SANDBOX=cold``: none);
+* :mod:`.warm` - the idle zygote sandboxes a process keeps between submissions (none when the settings say
+  cold, :attr:`~autograder.model.SandboxSettings.warm`);
 * :mod:`.selftest` - :func:`self_test`, which says why this machine cannot isolate (or None);
 * ``payload/`` - everything that runs INSIDE the sandbox (runner, zygote, isolation, seccomp filter,
   wire format), bind-mounted whole and read-only; it imports only the standard library and NumPy.

@@ -20,11 +20,18 @@ MASKED_PACKAGES = ("sklearn", "scipy")
 # Modules a notebook's top-level import cannot get in the sandbox (check.prepare skips such an import with a
 # note): the masked packages and the grader itself, which is never bound into the sandbox.
 UNAVAILABLE_MODULES = MASKED_PACKAGES + ("autograder",)
+
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")  # bound read-only into every sandbox
 PACKAGE_FOLDERS = ("site-packages", "dist-packages")
 # Where package folders lie below a bound directory: the standard library's own (non-Debian installs), an
 # installation prefix's (lib/python3.X/site-packages), Debian's (lib/python3/dist-packages, and /usr/local's)
 PACKAGE_FOLDER_PATTERNS = ("{}", "lib*/python*/{}", "local/lib*/python*/{}")
+
+
+def unavailable(module: str | None) -> bool:
+    """Whether importing ``module`` (a dotted name) fails in the sandbox: it is, or is inside, one of
+    :data:`UNAVAILABLE_MODULES`."""
+    return bool(module) and module.split(".")[0] in UNAVAILABLE_MODULES
 
 
 def python_paths() -> list[str]:

@@ -97,13 +97,14 @@ class ZygoteRuns:
             self.zygote = None
 
     def close(self) -> None:
-        """End the session: a healthy zygote goes back to :mod:`.warm` for the next session of this process."""
+        """End the session: a healthy zygote goes back to :mod:`.warm` for the next session of this process (unless
+        the settings say cold)."""
         if self.run_cgroup is not None or self.in_run:
             self.end(force=False)
         z, idle = self.zygote, self.idle
         self.zygote, self.idle = None, False
         if z is not None:
-            warm.give(z) if idle else z.destroy()
+            warm.give(z) if idle and self.settings.warm else z.destroy()
 
 
 class PlainRuns:

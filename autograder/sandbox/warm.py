@@ -9,8 +9,9 @@ systems, seccomp filter and cgroups, and the zygote's memory holds nothing of an
 
 A zygote is not kept when:
 
-* the switch :data:`ENV_COLD` is set (``AUTOGRADER_SANDBOX=cold``: one sandbox per submission; what
-  ``bench/bench_mechanisms.py`` compares warm sandboxes with);
+* its session's settings say so (:attr:`~autograder.model.SandboxSettings.warm` False: one sandbox per
+  submission, the cold path the benchmarks compare with; a grading command sets it from
+  ``AUTOGRADER_SANDBOX=cold``, :func:`asked_cold`);
 * it served :data:`MAX_RUNS` runs, or the resident memory of its processes grew by more than
   :data:`MAX_GROWTH` bytes since it started (recycled);
 * it is dead, or its session could not bring it back to exactly its state before the run (then the
@@ -23,8 +24,8 @@ process (bubblewrap's ``--die-with-parent``) and are destroyed at exit.
 from __future__ import annotations
 
 import atexit
-import os
 import threading
+from collections.abc import Mapping
 
 from .zygote import Zygote
 
@@ -34,9 +35,10 @@ MAX_GROWTH = 64 << 20  # bytes its processes' resident memory may grow before it
 MAX_IDLE = 2
 
 
-def enabled() -> bool:
-    """True unless the cold path is asked for (``AUTOGRADER_SANDBOX=cold``)."""
-    return os.environ.get(ENV_COLD, "").strip().lower() != "cold"
+def asked_cold(environ: Mapping[str, str]) -> bool:
+    """Whether ``environ`` (a grading command's environment, read once) asks for the cold path
+    (``AUTOGRADER_SANDBOX=cold``)."""
+    return environ.get(ENV_COLD, "").strip().lower() == "cold"
 
 
 def worn(z: Zygote) -> bool:
@@ -66,7 +68,7 @@ def take(key: tuple) -> Zygote | None:
 
 def give(z: Zygote) -> None:
     """Keep an idle, healthy zygote for the next session of this process (or destroy it, see the module)."""
-    if not enabled() or not z.alive() or worn(z):
+    if not z.alive() or worn(z):
         z.destroy()
         return
     with _lock:

@@ -26,7 +26,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
 from ..batch.jobs import Job, make_job
 from ..batch.pools import IDLE
@@ -43,25 +43,34 @@ from .queue import Queue
 SWEEP_SECONDS = 15.0  # how often the running loop looks for pairs whose gradebook copy is not written
 
 
+class LaneAssignment(NamedTuple):
+    """What the grading loop needs of one open assignment of a course."""
+
+    notebook: str  # the notebook's file name, as the gradebook names it
+    source: Path  # the instructor's source notebook
+    counts: str  # which attempt counts: best | last (course.yml)
+
+
 @dataclass
 class Lane:
     """One course's queue in the grading loop: its queue, gradebook writer, data folder and open assignments
-    (``assignments``: name -> (notebook name, source path, counts)); with ``resettle`` every (student, assignment)
-    is settled again at start (the policy changed), then ``on_settled`` is called.  ``checks``: the course's queue of
+    (``assignments``: name -> :class:`LaneAssignment`, or its fields as a plain tuple); with ``resettle`` every
+    (student, assignment) is settled again at start (the policy changed), then ``on_settled`` is called.  ``checks``: the course's queue of
     checks before an attempt (:mod:`.checks`), graded on the visible cases only, and only when no attempt waits."""
 
     course: str
     queue: Queue
     store_factory: Callable[[], object]
     data_root: Path
-    assignments: dict[str, tuple[str, Path, str]]
+    assignments: dict[str, LaneAssignment]
     resettle: bool = False
     on_settled: Callable[[], None] = lambda: None
     checks: CheckQueue | None = None
     sources: dict[str, bytes] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.sources = {name: path.read_bytes() for name, (_, path, _) in self.assignments.items()}
+        self.assignments = {name: LaneAssignment(*a) for name, a in self.assignments.items()}
+        self.sources = {name: a.source.read_bytes() for name, a in self.assignments.items()}
 
     @property
     def db(self):
@@ -195,9 +204,10 @@ class Dispatcher:
         self._swept = time.monotonic()
         for course, lane in self.lanes.items():
             try:
-                pairs = [p for p in counting.unsettled_pairs(lane.db) if p[1] in lane.assignments]
+                pairs = [(student, assignment) for student, assignment in counting.unsettled_pairs(lane.db)
+                         if assignment in lane.assignments]
                 for student, assignment in pairs:
-                    counting.write_gradebook(lane.db, self._stores[course], lane.assignments[assignment][0], student, assignment)
+                    counting.write_gradebook(lane.db, self._stores[course], lane.assignments[assignment].notebook, student, assignment)
             except Exception as exc:  # noqa: BLE001 - the gradebook is a copy: the next sweep writes it
                 self.log(f"警告：课程 {course} 的成绩库同步失败，稍后重试（{exc}）")
                 continue
@@ -228,7 +238,7 @@ class Dispatcher:
             if claim.assignment not in lane.assignments:
                 queue.failed(claim.id, Failure.NOT_CONFIGURED, claim.assignment)
                 continue
-            notebook, source, _ = lane.assignments[claim.assignment]
+            open_assignment = lane.assignments[claim.assignment]
             path = lane.data_root / claim.path
             try:
                 data = path.read_bytes()
@@ -238,7 +248,7 @@ class Dispatcher:
                 queue.failed(claim.id, Failure.FILE_LOST)
                 continue
             notes = [checks.NOTE] if check else None  # a check's job never shares an attempt's key
-            return make_job(claim.student_id, claim.assignment, notebook, path, source,
+            return make_job(claim.student_id, claim.assignment, open_assignment.notebook, path, open_assignment.source,
                             fingerprint(lane.sources[claim.assignment], data, notes=notes), sandbox=self.sandbox,
                             limits=self.limits, scratch=self.scratch,
                             tag=f"{lane.course}/{CHECK_TAG if check else ''}{claim.id}", visible_only=check)
@@ -260,8 +270,8 @@ class Dispatcher:
             self.log(f"{lane.course}/{job.name} ({sid[:6]})：{intake.refused}")
         result, text = intake.result, json.dumps(intake.result.to_json(), ensure_ascii=False)
         if lane.queue.graded(sid, score=result.score, max_score=result.max_score, fingerprint=result.fingerprint,
-                             result_json=text, counts=lane.assignments[job.assignment][2]):
-            counting.write_gradebook(lane.db, store, lane.assignments[job.assignment][0], job.student, job.assignment)
+                             result_json=text, counts=lane.assignments[job.assignment].counts):
+            counting.write_gradebook(lane.db, store, lane.assignments[job.assignment].notebook, job.student, job.assignment)
 
     def _record_check(self, lane: Lane, job: Job, check_id: str, payload: dict | None, error: str | None) -> None:
         """Record a check's outcome (its visible cases; nothing counts) and remove its notebook."""
@@ -274,4 +284,5 @@ class Dispatcher:
         checks.discard(lane.data_root, job.assignment, job.student, check_id)
 
     def _settle(self, lane: Lane, store, student: str, assignment: str) -> None:
-        counting.settle(lane.db, store, lambda a: lane.assignments[a][2], lambda a: lane.assignments[a][0], student, assignment)
+        counting.settle(lane.db, store, lambda a: lane.assignments[a].counts, lambda a: lane.assignments[a].notebook, student,
+                        assignment)

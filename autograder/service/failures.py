@@ -3,8 +3,8 @@
 A finished row with a :class:`Failure` in its ``failure`` column failed for that reason; its ``error`` column holds
 the kind's detail (see each kind).  A ``failed`` row has no result; a ``graded`` row with a failure kept its
 previous result after its regrade failed (:func:`.queue.finish_failed`).  What each reader sees is rendered from
-the kind and the detail (:func:`.queue.error_for`); whether the attempt counts is decided by the kind alone
-(:func:`.queue.forgiven`).
+the kind and the detail (:func:`.queue.error_for`); which kinds still take one of the student's attempts is part of
+the attempts rule (:data:`.attempts.COUNTED_FAILURES`).
 """
 
 from __future__ import annotations
@@ -31,12 +31,6 @@ class Failure(enum.Enum):
     def told_to_students(self) -> bool:
         """Whether a student reads its reason as it is (else only that the grading system failed)."""
         return self is not Failure.SYSTEM
-
-    @property
-    def takes_an_attempt(self) -> bool:
-        """Whether a new attempt that failed so still takes one of its student's attempts: only when the service gave
-        up on it, which a notebook might cause on purpose (free, a student could repeat it without limit)."""
-        return self is Failure.GAVE_UP
 
 
 #: The column type: the kind's value as text (no database enum type, so a new kind needs no type change).

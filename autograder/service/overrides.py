@@ -3,9 +3,9 @@
 Stored in ``service_overrides`` (one row per student and assignment) and applied by
 :func:`personal_policy`, which every check of an upload goes through (:meth:`.app.Service.policy_for`):
 the student's own deadline decides whether an attempt is on time, late or refused, and the feedback shown
-to that student before it; the extra attempts are added to ``attempts_per_24h``.  When the assignment
-accepts late work, the late period moves with the deadline (same length, never ending earlier).  A waived
-penalty lets the student's late work count whole (it is still shown as late).
+to that student before it; the extra attempts are added to ``attempts_per_24h`` (:func:`.attempts.allowance`).
+When the assignment accepts late work, the late period moves with the deadline (same length, never ending
+earlier).  A waived penalty lets the student's late work count whole (it is still shown as late).
 Other students are not affected: their feedback turns ``full`` after the course's own last moment.
 
 An exception applies to the attempts already made as well as to the next ones: granting it restates, in the
@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 import sqlalchemy as sa
 
 from . import counting
+from .attempts import allowance
 from .database import OVERRIDES as O
 from .database import SUBMISSIONS as S
 from .database import Database
@@ -50,7 +51,7 @@ def personal_policy(policy: AssignmentPolicy, row) -> AssignmentPolicy:
         if policy.late_penalty is not None and until is not None:
             until = max(until, deadline + (until - policy.deadline))
     return replace(policy, deadline=deadline, late_until=until,
-                   attempts_per_24h=policy.attempts_per_24h + (row.extra_attempts or 0),
+                   attempts_per_24h=allowance(policy.attempts_per_24h, row.extra_attempts),
                    late_waived=bool(getattr(row, "waive_late", False)) and policy.late_penalty is not None)
 
 

@@ -50,6 +50,7 @@ from typing import Any
 
 import yaml
 
+from ..batch.collect import is_late
 from ..model import MAX_NOTEBOOK_BYTES
 from ..quiz import QuizError, get_template
 from .hub import HubCourse, HubSettingError, parse_course_hub
@@ -183,10 +184,11 @@ class AssignmentPolicy:
     checks_per_hour: int = DEFAULTS["checks_per_hour"]  # :mod:`.checks`: the visible tests run without an attempt
 
     def lateness(self, now: datetime) -> str:
-        """``"on_time"``, ``"late"`` (accepted with the penalty) or ``"closed"`` (refused)."""
-        if self.deadline is None or now <= self.deadline:
+        """``"on_time"``, ``"late"`` (accepted with the penalty) or ``"closed"`` (refused), by the lateness rule of
+        batch grading (:func:`autograder.batch.collect.is_late`) against the deadline and the late cut-off."""
+        if self.deadline is None or not is_late(now, self.deadline):
             return "on_time"
-        if self.late_penalty is not None and self.late_until is not None and now <= self.late_until:
+        if self.late_penalty is not None and self.late_until is not None and not is_late(now, self.late_until):
             return "late"
         return "closed"
 
@@ -210,7 +212,7 @@ class AssignmentPolicy:
         Hidden inputs stay hidden while anyone may still submit (also during a late period).
         """
         end = self.last_moment()
-        return "full" if end is not None and now > end else self.feedback_before_deadline
+        return "full" if end is not None and is_late(now, end) else self.feedback_before_deadline
 
     def shows_diagnoses(self, now: datetime) -> bool:
         """Whether the feedback names known misconceptions now: always once it is ``full``, before that as configured."""

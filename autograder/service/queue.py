@@ -65,14 +65,6 @@ _REASONS: dict[Failure, Callable[[str | None], str]] = {
 }
 
 
-def forgiven(status: str, failure: Failure | None) -> bool:
-    """Whether an attempt in ``status`` that failed with ``failure`` failed through no doing of its student, so that it
-    does not take one of their attempts (:meth:`~.submissions.Submissions.window`, up to as many as the attempts
-    allowed): a ``failed`` attempt whose kind does not take an attempt (:attr:`.Failure.takes_an_attempt`).  A
-    regraded attempt that keeps its previous result is ``graded`` and counts."""
-    return status == "failed" and not (failure is not None and failure.takes_an_attempt)
-
-
 def error_for(status: str, failure: Failure | None, detail: str | None, *, instructor: bool) -> str | None:
     """What a finished submission row's failure says to its reader.
 

@@ -1,10 +1,11 @@
 """Submissions: whether a student may submit now (and why not), accepting an upload, reading attempts back.
 
-Every rule lives here once and is used by the API and by the pages alike:
+Each of these is decided here once and used by the API and by the pages alike (the attempts rule they apply is
+:mod:`.attempts`, lateness :meth:`.policy.AssignmentPolicy.lateness`):
 
 * :meth:`Submissions.window` - the student's own policy (with the instructor's exceptions), whether the
-  assignment is on time, late or closed at a moment, and how many of the rolling 24 hours' attempts are left
-  (and when the next one comes back); :meth:`Submissions.check_can_submit` turns a closed window or no
+  assignment is on time, late or closed at a moment, and how many attempts are left (and when the next one comes
+  back, by the rule of :mod:`.attempts`); :meth:`Submissions.check_can_submit` turns a closed window or no
   attempts left into the refusal;
 * :meth:`Submissions.accept` - checks and stores an upload under the student's row lock (the attempts are
   counted again inside the transaction, so two uploads at once cannot both take the last attempt);
@@ -31,11 +32,12 @@ from ..check import all_assignments
 from ..model import SubmissionResult
 from ..store.report import FEEDBACK_POLICIES
 from . import grade_sheet, overrides, queue
+from .attempts import WINDOW, Recent, attempts_left, rows_needed
 from .codes import Account
 from .counting import BEING_REGRADED, counting_rows, effective_score, lock_pair, with_penalty
 from .database import ACCOUNTS, SUBMISSIONS, Database
 from .errors import Forbidden, Invalid, NotFound, NotReady, TooMany
-from .policy import DAY, AssignmentPolicy, CoursePolicy, retry_after
+from .policy import AssignmentPolicy, CoursePolicy
 from .times import course_zone, stamp
 from .uploads import NotebookRules, check_filename, check_notebook, store_file
 
@@ -158,32 +160,15 @@ class Submissions:
         """The policy of ``assignment`` as it applies to ``student`` (with the instructor's exceptions)."""
         return overrides.personal_policy(self.course.assignments[assignment], overrides.get(self.db, student, assignment))
 
-    def _recent(self, con: sa.Connection, student: str, assignment: str, limit: int, now: float) -> list[float]:
-        """The arrival times of the newest (up to ``limit``) attempts of the last 24 hours that take one of the
-        ``limit`` attempts: every attempt but those that failed through no doing of the student
-        (:func:`.queue.forgiven`), of which up to ``limit`` (the newest) are free, so that a grading system that
-        keeps failing cannot be fed uploads without end.  Reads at most ``2 * limit + 1`` rows: more than that
-        leave none free."""
-        S = SUBMISSIONS
-        owner = (S.c.student_id == student) & (S.c.assignment == assignment)
-        rows = con.execute(sa.select(S.c.created_at, S.c.status, S.c.failure).where(owner & (S.c.created_at > now - DAY))
-                           .order_by(S.c.created_at.desc()).limit(2 * limit + 1)).all()
-        counted: list[float] = []
-        free = 0
-        for row in rows:
-            if free < limit and queue.forgiven(row.status, row.failure):
-                free += 1
-            else:
-                counted.append(row.created_at)
-        return counted[:limit]
-
     def _window(self, con: sa.Connection, student: str, assignment: str, now: float) -> Window:
         row = overrides.get(self.db, student, assignment)
         policy = overrides.personal_policy(self.course.assignments[assignment], row)
-        limit = policy.attempts_per_24h
-        recent = self._recent(con, student, assignment, limit, now)
-        left = max(0, limit - len(recent))
-        wait = retry_after(min(recent), now) if not left else None
+        S = SUBMISSIONS
+        owner = (S.c.student_id == student) & (S.c.assignment == assignment)
+        recent = con.execute(sa.select(S.c.created_at, S.c.status, S.c.failure)
+                             .where(owner & (S.c.created_at > now - WINDOW)).order_by(S.c.created_at.desc())
+                             .limit(rows_needed(policy.attempts_per_24h))).all()
+        left, wait = attempts_left((Recent(*r) for r in recent), policy.attempts_per_24h, now)
         return Window(policy, policy.lateness(utc(now)), left, wait, row is not None and row.deadline is not None)
 
     def window(self, student: str, assignment: str, now: float) -> Window:

@@ -118,7 +118,7 @@ def test_a_job_crosses_to_a_worker_as_explicit_json():
 
     from autograder.model import Limits, SandboxSettings
 
-    job = Job("s1", "a", "fp", "nb", b"\x00\xffnotebook", b"source", sandbox=SandboxSettings(False, "/autograder@x", "grader"),
+    job = Job("s1", "a", "fp", "nb", b"\x00\xffnotebook", b"source", sandbox=SandboxSettings(False, "/autograder@x", "grader", warm=False),
               limits=Limits(call_timeout=2.5, memory_bytes=1 << 28, submission_timeout=60), scratch="/tmp/x", tag="sid")
     data = json.loads(json.dumps(job.to_json()))
     assert Job.from_json(data) == job and data["submission"] == "AP9ub3RlYm9vaw=="

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.model import Limits
+from autograder.model import Limits, SandboxSettings
 from autograder.sandbox import Session, warm
 from autograder.sandbox.cgroup import process_tree
 
@@ -315,22 +315,21 @@ def test_a_zygote_started_in_a_thread_that_ended_is_not_reused():
 
 @pytest.mark.parametrize("how", ["kept", "runs", "memory", "cold"])
 def test_zygotes_are_kept_or_recycled(monkeypatch, how):
-    """A zygote is kept for the next session; after MAX_RUNS runs, when its memory grew, or with
-    AUTOGRADER_SANDBOX=cold, the next session gets a new one."""
+    """A zygote is kept for the next session; after MAX_RUNS runs, when its memory grew, or with settings that say
+    cold (SandboxSettings.warm False), the next session gets a new one."""
+    settings = SandboxSettings(warm=how != "cold")
     if how == "runs":
         monkeypatch.setattr(warm, "MAX_RUNS", 3)
     elif how == "memory":
         monkeypatch.setattr(warm, "MAX_GROWTH", -1)
-    elif how == "cold":
-        monkeypatch.setenv(warm.ENV_COLD, "cold")
-    s = Session([(0, HANG)], None)
+    s = Session([(0, HANG)], None, sandbox=settings)
     for _ in range(3):
         s.new_run()
         assert s.call("ok", []).ok
     first = s.proc.pid
     s.close()
     assert warm.idle_count() == (1 if how == "kept" else 0)
-    s = Session([(0, HANG)], None)
+    s = Session([(0, HANG)], None, sandbox=settings)
     try:
         assert s.call("ok", []).ok and (s.proc.pid == first) == (how == "kept")
     finally:

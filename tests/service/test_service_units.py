@@ -12,8 +12,9 @@ from types import SimpleNamespace
 import pytest
 import sqlalchemy as sa
 
+from autograder.batch.collect import is_late
 from autograder.check import all_assignments
-from autograder.service import codes, counting, sessions, uploads
+from autograder.service import attempts, codes, counting, sessions, uploads
 from autograder.service.errors import Invalid, TooLarge
 from autograder.service.web import forms
 from autograder.service.database import SUBMISSIONS
@@ -61,6 +62,19 @@ def test_lateness_and_feedback_follow_the_deadline_and_the_cutoff():
     refused = parse_policy({"assignments": {"ps1_threshold_metrics": {"deadline": d.isoformat()}}}, KNOWN)
     assert refused.assignments["ps1_threshold_metrics"].lateness(d + timedelta(seconds=1)) == "closed"
 
+
+
+def test_the_service_and_batch_grading_judge_lateness_alike():
+    """One lateness rule (:func:`autograder.batch.collect.is_late`): at, just before and just after the deadline and
+    the late cut-off, the service's policy says late (or closed) exactly when batch grading marks the moment late."""
+    d = datetime(2026, 12, 1, 12, tzinfo=timezone(timedelta(hours=8)))
+    until = d + timedelta(days=1)
+    p = parse_policy({"assignments": {"ps1_threshold_metrics": {
+        "deadline": d.isoformat(), "late": {"penalty": 0.5, "until": until.isoformat()}}}}, KNOWN).assignments["ps1_threshold_metrics"]
+    for edge in (d, until):
+        for t in (edge - timedelta(microseconds=1), edge, edge + timedelta(microseconds=1)):
+            assert (p.lateness(t) != "on_time") == is_late(t, d)
+            assert (p.lateness(t) == "closed") == is_late(t, until)
 
 # ---- uploads
 
@@ -252,10 +266,25 @@ def test_a_student_reads_the_reasons_written_for_them_and_no_other():
 
 
 def test_only_a_given_up_attempt_is_not_forgiven():
-    """:func:`~autograder.service.queue.forgiven`: a failed attempt of every kind but ``gave_up`` is free; a graded
+    """:func:`~autograder.service.attempts.forgiven`: a failed attempt of every kind but ``gave_up`` is free; a graded
     one (also one that kept its previous result after a failed regrade) and a pending one never are."""
-    assert [kind for kind in Failure if queue.forgiven("failed", kind)] == [k for k in Failure if k is not Failure.GAVE_UP]
-    assert not any(queue.forgiven(status, kind) for status in ("graded", "queued", "grading") for kind in [*Failure, None])
+    assert [kind for kind in Failure if attempts.forgiven("failed", kind)] == [k for k in Failure if k is not Failure.GAVE_UP]
+    assert not any(attempts.forgiven(status, kind) for status in ("graded", "queued", "grading") for kind in [*Failure, None])
+
+
+def test_free_failures_are_at_most_the_allowance_and_the_oldest_taken_one_comes_back_first():
+    """:func:`~autograder.service.attempts.attempts_left`: of 3 allowed, the newest 3 system failures are free, a 4th
+    takes one like the graded attempts; with none left the wait is until the oldest attempt that took one leaves
+    the 24 hours."""
+    now = 100_000.0
+    failed = [attempts.Recent(now - i, "failed", Failure.SYSTEM) for i in range(1, 4)]
+    graded = [attempts.Recent(now - 100, "graded", None), attempts.Recent(now - 200, "failed", Failure.GAVE_UP)]
+    assert attempts.attempts_left(failed + graded, 3, now) == (1, None)
+    fourth = attempts.Recent(now - 300, "failed", Failure.FILE_LOST)
+    left = attempts.attempts_left(failed + graded + [fourth], 3, now)
+    assert left == (0, int(attempts.WINDOW) - 300)
+    assert attempts.attempts_left([], 3, now) == (3, None)
+    assert attempts.allowance(3, None) == 3 and attempts.allowance(3, 2) == 5
 
 
 def test_release_gives_back_without_counting_a_try(db):
