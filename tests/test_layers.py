@@ -300,3 +300,27 @@ def test_the_cycle_check_sees_cycles_through_function_level_imports_and_packages
     siblings = {"autograder.z": ("from .b import f\n", True), "autograder.z.a": ("from . import b\n", False),
                 "autograder.z.b": ("def f(): pass\n", False)}
     assert _cycles(_graph(siblings)) == []
+
+
+# ---- the product, the benchmarks and the tests apart
+
+REPO = PACKAGE.parent
+BENCH = REPO / "bench"
+TESTS = REPO / "tests"
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """The first part of every module name ``path`` imports (relative imports stay inside its own folder)."""
+    return {m.split(".")[0] for m in _imported_modules(path.read_text(encoding="utf-8"), "") if m}
+
+
+@pytest.mark.parametrize("path", sorted(BENCH.glob("*.py")), ids=lambda p: p.name)
+def test_the_benchmarks_import_nothing_of_the_tests(path):
+    """A benchmark measures the product; what it shares with the tests lives under bench/ and the tests import it."""
+    assert "tests" not in _top_level_imports(path), f"bench/{path.name} imports from tests/"
+
+
+def test_the_benchmark_rule_sees_an_import_of_the_tests(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    from tests.service.server import Server\n", encoding="utf-8")
+    assert "tests" in _top_level_imports(probe) and len(list(BENCH.glob("*.py"))) > 3
