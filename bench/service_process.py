@@ -1,6 +1,6 @@
 """A real ``autograder serve`` process with a course of its own: the service benchmark (bench_service.py) and
 the service's tests (tests/service/server.py) both start the service this way, so the benchmark measures what the
-tests check.  Nothing here knows of the tests: the dependency points from tests/ to bench/, never back.
+tests check.  Nothing here imports the tests: the dependency points from tests/ to bench/, never back.
 """
 
 from __future__ import annotations
@@ -45,10 +45,9 @@ def make_course(data: Path, students: list[str], *, db: str | None = None, confi
     """Roster, codes (student id -> code, plus ``"instructor"``) and ``course.yml`` of one course in ``data``.
 
     ``cli``: a course id; the course is made with ``autograder course add`` and filled with ``autograder roster
-    import`` and ``roster instructor``, as an instructor does (the API tests' course, tests/service/conftest.py),
-    in its own folder ``data/courses/<id>``.  Else the data folder is a one-course service's (course
-    :data:`UPGRADED`), made through the functions those commands call, in this process (two command starts, about
-    1.5 s of CPU, fewer for each of the other courses)."""
+    import`` and ``roster instructor``, as an instructor does, in its own folder ``data/courses/<id>``.  Else the
+    data folder is a one-course service's (course :data:`UPGRADED`), made through the functions those commands
+    call, in this process (two command starts, about 1.5 s of CPU, fewer for each of the other courses)."""
     data.mkdir(parents=True, exist_ok=True)
     roster = data.parent / f"{data.name}-roster.csv"
     roster.write_text("student_id,name\n" + "".join(f"{s},学生 {s}\n" for s in students), encoding="utf-8")
@@ -103,7 +102,7 @@ class Server:
 
     def __init__(self, data: Path, *extra: str, db: str | None = None, tls: tuple[Path, Path] | None = None,
                  course: str = UPGRADED, public_host: str | None = None) -> None:
-        """``tls``: (certificate, key) to serve HTTPS with (tests/service/server.py makes one); the clients trust that certificate.
+        """``tls``: (certificate, key) to serve HTTPS with; the clients trust that certificate.
         ``public_host``: the host name of the service's public address (``--public-url``; 127.0.0.1 stays allowed
         for the clients)."""
         self.data, self.extra, self.db = data, list(extra), db
