@@ -40,11 +40,9 @@ import httpx
 import sqlalchemy as sa
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 from bench_scale import PeakRSS, corpus_notebook, synthesize, timed  # noqa: E402
-
-from tests.service.server import AUTOGRADER, Server, make_course, submit  # noqa: E402
+from service_process import AUTOGRADER, Server, make_course, notebook_bytes, submit  # noqa: E402
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -171,8 +169,6 @@ def single(work: Path, k: int, cold: bool) -> tuple[list[float], list[float]]:
     """Upload one correct notebook ``k`` times to an idle service, each after the previous one is graded;
     (client seconds from upload to seeing "graded", service seconds from created_at to graded_at), the first
     upload (worker start-up) left out."""
-    from tests.service.server import notebook_bytes
-
     name = "ps1_threshold_metrics"
     data = work / ("single-cold" if cold else "single-warm")
     codes = make_course(data, ["s0001"], config={"assignments": {name: {"attempts_per_24h": 1000}}})

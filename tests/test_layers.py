@@ -303,3 +303,70 @@ def test_the_cycle_check_sees_cycles_through_function_level_imports_and_packages
     siblings = {"autograder.z": ("from .b import f\n", True), "autograder.z.a": ("from . import b\n", False),
                 "autograder.z.b": ("def f(): pass\n", False)}
     assert _cycles(_graph(siblings)) == []
+
+
+# ---- the product, the benchmarks and the tests apart
+
+REPO = PACKAGE.parent
+BENCH = REPO / "bench"
+TESTS = REPO / "tests"
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """The first part of every module name ``path`` imports (relative imports stay inside its own folder)."""
+    return {m.split(".")[0] for m in _imported_modules(path.read_text(encoding="utf-8"), "") if m}
+
+
+@pytest.mark.parametrize("path", sorted(BENCH.glob("*.py")), ids=lambda p: p.name)
+def test_the_benchmarks_import_nothing_of_the_tests(path):
+    """A benchmark measures the product; what it shares with the tests lives under bench/ and the tests import it."""
+    assert "tests" not in _top_level_imports(path), f"bench/{path.name} imports from tests/"
+
+
+def test_the_benchmark_rule_sees_an_import_of_the_tests(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    from tests.service.server import Server\n", encoding="utf-8")
+    assert "tests" in _top_level_imports(probe) and len(list(BENCH.glob("*.py"))) > 3
+
+
+DEMO_LMS = "autograder.commands.lti_demo"
+
+
+def _demo_lms_names(text: str) -> set[str]:
+    """What a test module takes of the product's demo LMS: the names it imports from it, and ``*module*`` for the
+    module itself (through which anything of it could be reached)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            names |= {"*module*" for a in node.names if a.name == DEMO_LMS}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            if node.module == DEMO_LMS:
+                names |= {a.name for a in node.names}
+            elif node.module == DEMO_LMS.rpartition(".")[0]:
+                names |= {"*module*" for a in node.names if a.name == DEMO_LMS.rpartition(".")[2]}
+    return names
+
+
+def _declared_public(path: Path) -> set[str]:
+    """The names of ``path``'s ``__all__`` (read from its source, not by importing it)."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def test_the_tests_use_only_the_public_names_of_the_demo_lms():
+    """The fake LMS the tests drive is tests/service/lti/fake_lms.py; of the product's demo LMS (what ``make
+    serve`` starts) a test module may import only the names its ``__all__`` declares."""
+    public = _declared_public(PACKAGE / "commands" / "lti_demo.py")
+    private = {str(p.relative_to(TESTS)): sorted(names) for p in sorted(TESTS.rglob("*.py"))
+               if (names := _demo_lms_names(p.read_text(encoding="utf-8")) - public)}
+    assert not private, f"test modules import what {DEMO_LMS} does not export (public: {sorted(public)}): {private}"
+
+
+def test_the_demo_lms_rule_sees_private_names_and_module_imports():
+    public = _declared_public(PACKAGE / "commands" / "lti_demo.py")
+    assert {"DemoPlatform", "User"} <= public and "_gradebook_html" not in public
+    text = ("from autograder.commands.lti_demo import DemoPlatform, _item_id\n"
+            "def f():\n    import autograder.commands.lti_demo\n    from autograder.commands import lti_demo\n")
+    assert _demo_lms_names(text) - public == {"_item_id", "*module*"}

@@ -146,9 +146,9 @@ def demo_platform(data: Path, host: str, port: int, lti_port: int):
     from ..service.database import Database
     from ..service.lti import bindings, registry
     from .lti_demo import INSTRUCTOR as TEACHING
-    from .lti_demo import LEARNER, TEACHING_ASSISTANT, FakePlatform, User
+    from .lti_demo import LEARNER, TEACHING_ASSISTANT, DemoPlatform, User
 
-    platform = FakePlatform(host=host, port=lti_port, flavour="canvas")
+    platform = DemoPlatform(host=host, port=lti_port)
     platform.tool = f"http://{host}:{port}"
     for c in COURSES:
         for sid, name in c.students:

@@ -71,88 +71,139 @@ def _deployment(platform, given: str | None) -> str:
 
 
 def lti(args: argparse.Namespace) -> int:
-    # imported here: the parser is built on every ``autograder`` start, also by the grading workers
-    from ..service import courses
+    """``autograder lti COMMAND``: ``passback`` and ``retry`` work on one course's database, the others on the
+    site's (platforms, bindings and the tool's keys are the site's), each in a function of its own below."""
+    # imported here and in the steps: the parser is built on every ``autograder`` start, also by the grading workers
     from ..service.courses import CourseError
-    from ..service.lti import bindings, keys, passback, registry
-    from ..service.web.lti import canvas_config
-    from .course import CannotCourse, course_database, site_database
+    from ..service.lti import registry
+    from .course import site_database
 
     data = Path(args.data).resolve()
     if args.lti_command in ("passback", "retry"):
-        try:
-            db, course = course_database(args)
-        except CannotCourse as exc:
-            raise CannotLti(str(exc)) from None
-        try:
-            if args.lti_command == "passback":
-                s = passback.summary(db)
-                print(f"课程 {course.id}：待回传 {s['pending']}，已回传 {s['sent']}，失败 {s['failed']}")
-            else:
-                print(f"课程 {course.id}：已重新排队 {passback.retry_failed(db)} 条回传失败的成绩")
-        finally:
-            db.dispose()
-        return 0
+        return _passback_queue(args)
     db = site_database(args)
     try:
-        if args.lti_command == "add-platform":
-            p = registry.add(db, name=args.name, issuer=args.issuer, client_id=args.client_id, deployments=args.deployment_id,
-                             auth_login_url=args.auth_login_url, auth_token_url=args.auth_token_url, jwks_url=args.jwks_url,
-                             auth_audience=args.auth_audience)
-            keys.ToolKeys(data).current()  # the tool's key pair exists from now on
-            print(f"已注册平台 {p.id}：{p.name}（{p.issuer}，client id {p.client_id}，部署 {', '.join(p.deployments)}）")
-        elif args.lti_command == "list":
-            platforms = registry.all_platforms(db)
-            if not platforms:
-                print("还没有注册课程平台（autograder lti add-platform）")
-            for p in platforms:
-                print(f"{p.id}\t{p.name}\t{p.issuer}\tclient id {p.client_id}\t部署 {', '.join(p.deployments)}")
-        elif args.lti_command == "remove":
-            if not registry.remove(db, args.platform_id):
-                raise CannotLti(f"没有编号为 {args.platform_id} 的平台（autograder lti list）")
-            print(f"已删除平台 {args.platform_id}")
-        elif args.lti_command == "rotate-key":
-            new = keys.rotate(data)
-            print(f"新的签名密钥 {new.kid} 已启用；旧公钥在 {keys.KEEP_SECONDS // 60} 分钟内仍在公钥集中")
-        elif args.lti_command == "info":
-            base = registry.check_url("--url", args.url.rstrip("/"))
-            keys.ToolKeys(data).current()
-            if args.canvas_json:
-                print(json.dumps(canvas_config(base), ensure_ascii=False, indent=2))
-            else:
-                for label, path in (("登录发起地址（OIDC login / initiation URL）", "/lti/login"),
-                                    ("重定向地址与目标链接（redirect URI / target link URI）", "/lti/launch"),
-                                    ("公钥集（public keyset / JWKS URL）", "/lti/jwks.json"),
-                                    ("Canvas 配置（JSON URL）", "/lti/config/canvas.json")):
-                    print(f"{label}\t{base}{path}")
-        elif args.lti_command in ("bind", "unbind"):
-            platform = registry.get(db, args.platform)
-            if platform is None:
-                raise CannotLti(f"没有编号为 {args.platform} 的平台（autograder lti list）")
-            key = (platform.id, _deployment(platform, args.deployment_id), args.context)
-            if args.lti_command == "unbind":
-                if not bindings.unbind(db, key):
-                    raise CannotLti("没有这项绑定（autograder lti bindings）")
-                print(f"已解除课程平台课程 {args.context} 的绑定")
-            else:
-                course = courses.pick(db, args.course)
-                bindings.bind(db, *key, course.id, by="管理员（命令行）", roster_authority=args.roster_authority, title=args.title)
-                print(f"已把平台 {platform.id} 上的课程 {args.context} 绑定到课程 {course.id}（{course.title}）"
-                      + ("；名单可信" if args.roster_authority else "；学生首次打开时用访问码确认名单账号"))
-        elif args.lti_command == "bindings":
-            found = bindings.everything(db)
-            if not found:
-                print("还没有绑定（autograder lti bind，或教师从课程平台申请）")
-            for b in found:
-                print(f"{b.course_id}\t平台 {b.platform_id}\t部署 {b.deployment_id}\t课程平台课程 {b.context_id}\t"
-                      f"{b.context_title}\t{'已生效' if b.active else '等待确认'}\t{'名单可信' if b.roster_authority else '访问码确认'}\t"
-                      f"申请人 {b.requested_by}")
-        elif args.lti_command == "sync":
-            return _sync(args, db, data)
+        return _SITE_COMMANDS[args.lti_command](args, db, data)
     except (registry.RegistryError, CourseError) as exc:
         raise CannotLti(str(exc)) from None
     finally:
         db.dispose()
+
+
+def _passback_queue(args: argparse.Namespace) -> int:
+    """``passback``: the course's passback queue counted; ``retry``: its failed grades queued again."""
+    from ..service.lti import passback
+    from .course import CannotCourse, course_database
+
+    try:
+        db, course = course_database(args)
+    except CannotCourse as exc:
+        raise CannotLti(str(exc)) from None
+    try:
+        if args.lti_command == "passback":
+            s = passback.summary(db)
+            print(f"课程 {course.id}：待回传 {s['pending']}，已回传 {s['sent']}，失败 {s['failed']}")
+        else:
+            print(f"课程 {course.id}：已重新排队 {passback.retry_failed(db)} 条回传失败的成绩")
+    finally:
+        db.dispose()
+    return 0
+
+
+def _add_platform(args: argparse.Namespace, db, data: Path) -> int:
+    """Register a platform; the tool's key pair is made now, so that its key set is ready for the LMS to fetch."""
+    from ..service.lti import keys, registry
+
+    p = registry.add(db, name=args.name, issuer=args.issuer, client_id=args.client_id, deployments=args.deployment_id,
+                     auth_login_url=args.auth_login_url, auth_token_url=args.auth_token_url, jwks_url=args.jwks_url,
+                     auth_audience=args.auth_audience)
+    keys.ToolKeys(data).current()  # the tool's key pair exists from now on
+    print(f"已注册平台 {p.id}：{p.name}（{p.issuer}，client id {p.client_id}，部署 {', '.join(p.deployments)}）")
+    return 0
+
+
+def _list_platforms(args: argparse.Namespace, db, data: Path) -> int:
+    """A line per registered platform (its number is what ``remove`` and ``bind`` take)."""
+    from ..service.lti import registry
+
+    platforms = registry.all_platforms(db)
+    if not platforms:
+        print("还没有注册课程平台（autograder lti add-platform）")
+    for p in platforms:
+        print(f"{p.id}\t{p.name}\t{p.issuer}\tclient id {p.client_id}\t部署 {', '.join(p.deployments)}")
+    return 0
+
+
+def _remove_platform(args: argparse.Namespace, db, data: Path) -> int:
+    """Delete a platform's registration; an unknown number is an error, not a silent no-op."""
+    from ..service.lti import registry
+
+    if not registry.remove(db, args.platform_id):
+        raise CannotLti(f"没有编号为 {args.platform_id} 的平台（autograder lti list）")
+    print(f"已删除平台 {args.platform_id}")
+    return 0
+
+
+def _rotate_key(args: argparse.Namespace, db, data: Path) -> int:
+    """A new signing key; the old public key stays published a while, for tokens the platforms still hold."""
+    from ..service.lti import keys
+
+    new = keys.rotate(data)
+    print(f"新的签名密钥 {new.kid} 已启用；旧公钥在 {keys.KEEP_SECONDS // 60} 分钟内仍在公钥集中")
+    return 0
+
+
+def _info(args: argparse.Namespace, db, data: Path) -> int:
+    """What an LMS administrator enters for the tool at ``--url``: its endpoints, or Canvas's JSON configuration."""
+    from ..service.lti import keys, registry
+    from ..service.web.lti import canvas_config
+
+    base = registry.check_url("--url", args.url.rstrip("/"))
+    keys.ToolKeys(data).current()
+    if args.canvas_json:
+        print(json.dumps(canvas_config(base), ensure_ascii=False, indent=2))
+    else:
+        for label, path in (("登录发起地址（OIDC login / initiation URL）", "/lti/login"),
+                            ("重定向地址与目标链接（redirect URI / target link URI）", "/lti/launch"),
+                            ("公钥集（public keyset / JWKS URL）", "/lti/jwks.json"),
+                            ("Canvas 配置（JSON URL）", "/lti/config/canvas.json")):
+            print(f"{label}\t{base}{path}")
+    return 0
+
+
+def _bind_or_unbind(args: argparse.Namespace, db, data: Path) -> int:
+    """``bind``: an LMS course bound to a course of the service, in effect at once; ``unbind``: the binding (or a
+    request for one) removed.  Both name the LMS course by platform, deployment and context."""
+    from ..service import courses
+    from ..service.lti import bindings, registry
+
+    platform = registry.get(db, args.platform)
+    if platform is None:
+        raise CannotLti(f"没有编号为 {args.platform} 的平台（autograder lti list）")
+    key = (platform.id, _deployment(platform, args.deployment_id), args.context)
+    if args.lti_command == "unbind":
+        if not bindings.unbind(db, key):
+            raise CannotLti("没有这项绑定（autograder lti bindings）")
+        print(f"已解除课程平台课程 {args.context} 的绑定")
+    else:
+        course = courses.pick(db, args.course)
+        bindings.bind(db, *key, course.id, by="管理员（命令行）", roster_authority=args.roster_authority, title=args.title)
+        print(f"已把平台 {platform.id} 上的课程 {args.context} 绑定到课程 {course.id}（{course.title}）"
+              + ("；名单可信" if args.roster_authority else "；学生首次打开时用访问码确认名单账号"))
+    return 0
+
+
+def _list_bindings(args: argparse.Namespace, db, data: Path) -> int:
+    """A line per binding and per request waiting for an administrator's confirmation."""
+    from ..service.lti import bindings
+
+    found = bindings.everything(db)
+    if not found:
+        print("还没有绑定（autograder lti bind，或教师从课程平台申请）")
+    for b in found:
+        print(f"{b.course_id}\t平台 {b.platform_id}\t部署 {b.deployment_id}\t课程平台课程 {b.context_id}\t"
+              f"{b.context_title}\t{'已生效' if b.active else '等待确认'}\t{'名单可信' if b.roster_authority else '访问码确认'}\t"
+              f"申请人 {b.requested_by}")
     return 0
 
 
@@ -184,6 +235,14 @@ def _sync(args: argparse.Namespace, site, data: Path) -> int:
             finally:
                 db.dispose()
     return 1 if failed else 0
+
+
+#: The commands on the site's database: name -> its step (args, site database, data folder) -> exit status.
+_SITE_COMMANDS = {"add-platform": _add_platform, "list": _list_platforms, "remove": _remove_platform,
+                  "rotate-key": _rotate_key, "info": _info, "bind": _bind_or_unbind, "unbind": _bind_or_unbind,
+                  "bindings": _list_bindings, "sync": _sync}
+
+
 def main(args: argparse.Namespace) -> int:
     try:
         return lti(args)

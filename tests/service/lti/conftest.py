@@ -33,7 +33,7 @@ from autograder.service.schema import prepare
 from autograder.service.uploads import notebook_rules
 
 from .. import server as _server  # noqa: F401 (puts tests/autograder on sys.path for test_pages)
-from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, FakePlatform, User
+from .fake_lms import INSTRUCTOR, LEARNER, FakePlatform, User
 
 REPO = Path(__file__).resolve().parents[3]
 TOOL = "https://tool.test"

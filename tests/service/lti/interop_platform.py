@@ -46,7 +46,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from autograder.commands.lti_demo import User, free_port
+from ..server import free_port
+from .fake_lms import User
 
 CONTEXT_TYPE = "http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"
 

@@ -40,7 +40,7 @@ from autograder.service.roster import Student, import_students, staff_code
 
 from ..inprocess import solution_bytes
 from .conftest import ASSIGNMENT, TOOL, auth_state, authorize, make_site, people, visible_text
-from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, TEACHING_ASSISTANT, FakePlatform, User
+from .fake_lms import INSTRUCTOR, LEARNER, TEACHING_ASSISTANT, FakePlatform, User
 
 A2 = "ps2_roc_auc"
 

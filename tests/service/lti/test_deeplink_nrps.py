@@ -20,7 +20,7 @@ from autograder.service.roles import Role
 from autograder.service.roster import Student, import_students
 
 from .conftest import ASSIGNMENT, launch, visible_text
-from autograder.commands.lti_demo import LEARNER, LIS, User
+from .fake_lms import LEARNER, LIS, User
 from .test_launch import follow_to_page
 
 DL = "https://purl.imsglobal.org/spec/lti-dl/claim/"
@@ -62,7 +62,7 @@ def test_instructor_adds_an_assignment_with_its_line_item(tool, platform):
 
 def test_a_forged_deep_linking_response_does_not_verify(tool, platform):
     """The platform's check in the test is real: a response signed by another key is rejected."""
-    from autograder.commands.lti_demo import new_key
+    from .fake_lms import new_key
 
     kid, pem, _ = new_key()
     forged = jwt.encode({"iss": platform.client_id, "aud": [platform.issuer]}, pem, algorithm="RS256",
@@ -188,7 +188,7 @@ def test_the_fake_lms_shows_what_an_lms_would(running_platform):
     """What ``make serve``'s fake LMS shows a person trying the tool: each LMS course's gradebook by name with a
     column per line item and the latest score of each cell; its members for a roster sync (from its enrolments);
     an activity added by deep linking on the LMS course's page."""
-    from autograder.commands.lti_demo import INSTRUCTOR as TEACHING
+    from .fake_lms import INSTRUCTOR as TEACHING
 
     p = running_platform
     p.users = {"zs": User("sub-zs", "张三", "zs@example.edu", LEARNER, sourcedid="s001"),

@@ -23,7 +23,8 @@ from autograder.service.lti.ags import SCORE_TYPE, Tokens
 from autograder.service.lti.keys import ToolKeys
 from autograder.service.lms_tables import MEMBERSHIPS, USERS
 from autograder.service.web.app import make_app
-from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, User, free_port
+from ..server import free_port
+from .fake_lms import INSTRUCTOR, LEARNER, User
 
 from .conftest import ASSIGNMENT, make_site, visible_text
 from .interop_platform import LibraryPlatform, new_pem, serve

@@ -20,7 +20,7 @@ from autograder.service.lms_tables import NONCES, USERS
 from autograder.service.roster import import_students, Student
 
 from .conftest import ASSIGNMENT, COURSE, TOOL, auth_state, authorize, launch, login, people, visible_text
-from autograder.commands.lti_demo import FakePlatform
+from .fake_lms import FakePlatform
 
 
 def counts(tool) -> tuple[int, int]:

@@ -23,7 +23,7 @@ import pytest
 
 from ..server import UPGRADED, Server, make_course, notebook_bytes, run, screenshot, submit, wait_done  # noqa: I001 (puts tests/autograder on sys.path)
 from ..test_pages import WIDTHS
-from autograder.commands.lti_demo import INSTRUCTOR, LEARNER, FakePlatform, User
+from .fake_lms import INSTRUCTOR, LEARNER, FakePlatform, User
 
 import make_corpus  # noqa: E402
 

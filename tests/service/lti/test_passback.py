@@ -195,7 +195,7 @@ def test_platform_down_during_a_burst_then_restart_every_score_once(tool, platfo
     """10 students x 5 graded attempts while the platform answers 503, then a new worker (a restarted
     service): each student's final counting score arrives exactly once, nothing else."""
     names = ["alice", "bob"] + [f"p{i}" for i in range(8)]
-    from autograder.commands.lti_demo import LEARNER, User
+    from .fake_lms import LEARNER, User
 
     for i in range(8):
         platform.users[f"p{i}"] = User(f"sub-p{i}", f"学生 {i}", f"p{i}@example.edu", LEARNER)
@@ -317,7 +317,7 @@ def test_two_service_processes_on_postgresql_post_each_score_once(tool, platform
     give every row to exactly one of them."""
     import threading
 
-    from autograder.commands.lti_demo import LEARNER, User
+    from .fake_lms import LEARNER, User
 
     for i in range(12):
         platform.users[f"q{i}"] = User(f"sub-q{i}", f"学生 {i}", f"q{i}@example.edu", LEARNER)
