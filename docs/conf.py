@@ -34,7 +34,8 @@ extensions = [
 ]
 myst_enable_extensions = ["colon_fence", "deflist", "fieldlist"]
 myst_heading_anchors = 3
-exclude_patterns = ["_build", "README.md", "_generated"]  # _generated/: included by pages
+#: _generated/ holds what benchmarks write, included into pages ({include}), never a page of its own.
+exclude_patterns = ["_build", "README.md", "_generated"]
 templates_path = ["_templates"]
 locale_dirs = [str(ROOT / "book" / "_ext" / "locale")]
 
