@@ -1,1 +1,0 @@
-"""The command-line subcommands (parsed in :mod:`autograder.cli`): each module one command."""
