@@ -9,8 +9,8 @@ is (it is what the page teaches with), and its first code cell installs this whe
 The wheel holds ``coursebook``'s figure style, curves, animation, experiment helpers and
 :mod:`coursebook.notebook`, and ``autograder/__init__.py``; no grading engine, no book build.  The reference
 metrics implement every graded function of the assignments, so only the instructor edition's wheel carries
-their source (``reference=True``); the public wheel carries in their place a package whose import fails
-with a message saying why (:data:`PUBLIC_REFERENCE`), and a download keeps the outputs the book computed.
+their source (``reference=True``); the public wheel carries in their place a package whose every name
+raises an ImportError saying why (:data:`PUBLIC_REFERENCE`), and a download keeps the outputs the book computed.
 Its requirements are public packages.  Its version carries a hash of its files, so a reader who installed
 an older one gets the new one.  A wheel is a zip file with three metadata files (PEP 427); it is written
 here directly, with no build tool.
@@ -34,16 +34,25 @@ MODULES = {
 #: The reference metrics' files, in the instructor edition's wheel only (they are the assignments' answers).
 REFERENCE_MODULES = {f"autograder/reference/{p.name}": f"autograder/reference/{p.name}"
                      for p in sorted((ROOT / "autograder" / "reference").glob("*.py"))}
-#: ``autograder/reference/__init__.py`` of the public wheel: importing it names what is missing and why.
+#: ``autograder/reference/__init__.py`` of the public wheel: it imports, so a cell that uses only the figure
+#: style still runs; using any of its names raises an ImportError that says what is missing and why.
 PUBLIC_REFERENCE = '''"""Not part of the public course: the reference metrics implement the graded assignments."""
 
-raise ImportError(
-    "公开课程不附带课程的参考实现 autograder.reference：它实现了编程作业要评分的每一个函数，也就是作业的答案。"
-    "这个笔记本保存了课本运行时得到的输出；要重新运行用到它的单元，请换成你在作业中自己写的实现。"
-)
+MESSAGE = ("公开课程不附带课程的参考实现 autograder.reference：它实现了编程作业要评分的每一个函数，也就是作业的答案。"
+           "这个笔记本保存了课本运行时得到的输出；要重新运行用到它的单元，请换成你在作业中自己写的实现。")
+
+
+class ReferenceNotPublished(ImportError):
+    """A name of the reference metrics was used where the public course does not carry them."""
+
+
+def __getattr__(name):
+    if name.startswith(("__", "_ipython", "_repr_")):  # asked by Python and IPython of any module
+        raise AttributeError(name)
+    raise ReferenceNotPublished(f"{name}：{MESSAGE}")
 '''
 REQUIRES = ("numpy>=2", "matplotlib", "pillow", "mplfonts", "ipython")
-SUMMARY = "Helper code of the course 评价二分类模型: reference metrics, figure style, animations"
+SUMMARY = "Helper code of the course 评价二分类模型: figure style, animations (and, for instructors, reference metrics)"
 
 
 def _record_hash(data: bytes) -> str:

@@ -133,9 +133,13 @@ def test_the_public_helper_wheel_holds_the_figure_style_and_no_reference_source(
     for name, data in files.items():
         (package / name).parent.mkdir(parents=True, exist_ok=True)
         (package / name).write_bytes(data)
-    proc = subprocess.run([sys.executable, "-c", "import autograder.reference"], cwd=package, capture_output=True,
-                          text=True, env={"PYTHONPATH": str(package), "PATH": "/usr/bin:/bin"})
-    assert proc.returncode == 1 and "ImportError: 公开课程不附带课程的参考实现 autograder.reference" in proc.stderr
+    use = ("import autograder.reference as ref, coursebook.experiments\n"
+           "try:\n    from autograder.reference import roc_auc\nexcept ImportError as e:\n    print(type(e).__name__, e)\n"
+           "ref.roc_curve")
+    proc = subprocess.run([sys.executable, "-c", use], cwd=package, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(package), "PATH": "/usr/bin:/bin"})
+    assert proc.stdout.startswith("ReferenceNotPublished roc_auc：公开课程不附带课程的参考实现 autograder.reference"), proc
+    assert proc.returncode == 1 and "ReferenceNotPublished: roc_curve：公开课程不附带" in proc.stderr, proc.stderr
 
 
 def test_the_public_wheel_passes_the_public_scan_and_the_instructor_wheel_does_not(tmp_path):
