@@ -129,7 +129,8 @@ def test_a_stored_dark_choice_applies_when_a_page_loads(browser, site_url):
         tab.evaluate("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark')")
         tab.goto(f"{site_url}/book/calibration/ece.html", wait_until="load")
         assert tab.evaluate("document.documentElement.dataset.theme") == "dark"
-        assert not problems, problems
+        # leaving roc.html cancels the requests it still had open (its lazily loaded animation frames): not a fault
+        assert not [p for p in problems if "net::ERR_ABORTED" not in p], problems
     finally:
         ctx.close()
 
